@@ -1,0 +1,22 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "speak",
+    products: [
+        .executable(name: "speak", targets: ["speak"]),
+        .library(name: "SpeakKit", targets: ["SpeakKit"]),
+    ],
+    targets: [
+        // One system-library target per C library, found through pkg-config, installed with apt.
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CLame", pkgConfig: "lame", providers: [.apt(["libmp3lame-dev"])]),
+        .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .target(name: "SpeakKit", dependencies: ["CEspeakNG", "CLame", "CMpg123", "CALSA"]),
+        .executableTarget(name: "speak", dependencies: ["SpeakKit"]),
+        .testTarget(name: "SpeakKitTests", dependencies: ["SpeakKit"]),
+        .testTarget(name: "SpeakCLITests", dependencies: ["speak", "SpeakKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,93 @@
+import Foundation
+internal import CALSA
+
+/// An ALSA playback device, by the name `aplay -L` lists, opened for mono 16-bit PCM.
+final class PlaybackDevice {
+    let name: String
+    let sampleRate: Int
+    private let pcm: OpaquePointer
+
+    /// Opens without waiting: a device held by another program fails at once with `isBusy`.
+    init(name: String, sampleRate: Int) throws(ALSAError) {
+        speak_alsa_silence_errors()
+        var pcm: OpaquePointer?
+        try ALSAError.check(snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), "snd_pcm_open", device: name)
+        guard let pcm else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: name) }
+        self.pcm = pcm
+        self.name = name
+        self.sampleRate = sampleRate
+        do throws(ALSAError) {
+            try ALSAError.check(snd_pcm_nonblock(pcm, 0), "snd_pcm_nonblock", device: name)
+            // 100 ms of buffer: enough to ride out scheduling hiccups, short enough to stop promptly.
+            try ALSAError.check(
+                snd_pcm_set_params(pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1, 100_000),
+                "snd_pcm_set_params", device: name)
+        } catch {
+            snd_pcm_close(pcm)
+            throw error
+        }
+    }
+
+    deinit { snd_pcm_close(pcm) }
+
+    /// Writes every sample, recovering from underruns; checks `shouldStop` between periods.
+    func write(_ samples: UnsafeBufferPointer<Int16>, shouldStop: () -> Bool) throws {
+        var offset = 0
+        while offset < samples.count {
+            if shouldStop() { throw PlaybackInterrupted() }
+            let written = snd_pcm_writei(pcm, samples.baseAddress! + offset, snd_pcm_uframes_t(samples.count - offset))
+            if written >= 0 {
+                offset += written
+            } else {
+                // Underrun (-EPIPE), suspend (-ESTRPIPE) and signals (-EINTR) recover; the rest is fatal.
+                try ALSAError.check(snd_pcm_recover(pcm, Int32(written), 1), "snd_pcm_writei", device: name)
+            }
+        }
+    }
+
+    /// Returns once the device has played everything written, or throws `PlaybackInterrupted`
+    /// within about 10 ms of `shouldStop` turning true (and silences the device).
+    func drain(shouldStop: () -> Bool) throws {
+        // Fewer samples than the start threshold were written: start the device by hand.
+        if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED { snd_pcm_start(pcm) }
+        while snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING {
+            if shouldStop() {
+                snd_pcm_drop(pcm)
+                throw PlaybackInterrupted()
+            }
+            var delay: snd_pcm_sframes_t = 0
+            guard snd_pcm_delay(pcm, &delay) == 0, delay > 0 else { break }
+            usleep(useconds_t(min(10_000, delay * 1_000_000 / sampleRate + 1)))
+        }
+        // What remains is at most one sleep's worth.
+        snd_pcm_drain(pcm)
+    }
+
+    /// Playback device names and descriptions, as `aplay -L` prints them.
+    static func list() -> [(name: String, description: String)] {
+        speak_alsa_silence_errors()
+        var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+        guard snd_device_name_hint(-1, "pcm", &hints) == 0, let hints else { return [] }
+        defer { snd_device_name_free_hint(hints) }
+        func hint(_ entry: UnsafeMutableRawPointer, _ id: String) -> String? {
+            guard let value = snd_device_name_get_hint(entry, id) else { return nil }
+            defer { free(value) }
+            return String(cString: value)
+        }
+        var devices: [(String, String)] = []
+        var entry = hints
+        while let current = entry.pointee {
+            if hint(current, "IOID") != "Input", let name = hint(current, "NAME") {
+                devices.append((name, hint(current, "DESC") ?? ""))
+            }
+            entry += 1
+        }
+        return devices
+    }
+}
+
+/// Playback was stopped on request (Ctrl-C) before it finished.
+public struct PlaybackInterrupted: Error, CustomStringConvertible {
+    public init() {}
+    public var description: String { "interrupted" }
+}

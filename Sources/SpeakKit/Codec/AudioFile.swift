@@ -1,0 +1,40 @@
+import Foundation
+
+/// Audio files by content, not by name: WAV or MP3.
+public enum AudioFileFormat: String, Sendable, CaseIterable {
+    case mp3, wav
+
+    /// The format an output path asks for by its extension.
+    public init?(pathExtension: String) { self.init(rawValue: pathExtension.lowercased()) }
+}
+
+public enum AudioFileError: Error, Equatable, CustomStringConvertible {
+    case notAudio(String)
+    case unsupported(String)
+
+    public var description: String {
+        switch self {
+        case .notAudio(let why): "not an audio file: \(why)"
+        case .unsupported(let what): "unsupported audio: \(what)"
+        }
+    }
+}
+
+extension PCMBuffer {
+    /// Decodes WAV or MP3 bytes, recognised by their content.
+    public init(audio data: Data) throws {
+        if WAV.isWAV(data) {
+            self = try WAV.decode(data)
+        } else {
+            self = try MP3Decoder.decode(data)
+        }
+    }
+
+    /// The file encoded as `format`.
+    public func encoded(as format: AudioFileFormat, mp3: MP3Settings = .init()) throws -> Data {
+        switch format {
+        case .wav: return WAV.encode(self)
+        case .mp3: return try MP3Encoder.encodeFile(self, settings: mp3)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+internal import CEspeakNG
+
+/// Speech synthesis on libespeak-ng, linked in process.
+///
+/// espeak-ng keeps one global, non-thread-safe instance per process, so there is one
+/// `EspeakSynthesizer` (``shared()``) and every call into it is serialised by a lock.
+public final class EspeakSynthesizer: @unchecked Sendable {
+    /// The sample rate of the PCM espeak-ng produces (22050 Hz for its own voices).
+    public let sampleRate: Int
+    private let lock = NSLock()
+
+    private static let instance = Result { () throws(EspeakError) in try EspeakSynthesizer() }
+
+    /// The process-wide synthesizer, initialised on first use.
+    public static func shared() throws(EspeakError) -> EspeakSynthesizer { try instance.get() }
+
+    private init() throws(EspeakError) {
+        // Short buffers: the first chunk reaches the player after 20 ms of audio is synthesised.
+        let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 20, nil, Int32(espeakINITIALIZE_DONT_EXIT))
+        guard rate > 0 else { throw EspeakError(code: rate, function: "espeak_Initialize", message: "cannot load espeak-ng-data") }
+        sampleRate = Int(rate)
+        espeak_SetSynthCallback(synthCallback)
+    }
+
+    /// Synthesises `text`, handing each chunk of mono 16-bit PCM to `onChunk` as soon as espeak-ng
+    /// produces it. `onProgress` receives the fraction of the text spoken so far.
+    /// An error thrown by `onChunk` stops synthesis and is rethrown.
+    public func synthesize(
+        _ text: String, options: SpeechOptions,
+        onProgress: ((Double) -> Void)? = nil,
+        onChunk: (UnsafeBufferPointer<Int16>) throws -> Void
+    ) throws {
+        try withoutActuallyEscaping(onChunk) { onChunk in
+            let sink = ChunkSink(onChunk: onChunk, onProgress: onProgress, characters: text.count)
+            try lock.withLock {
+                try configure(options)
+                try speak(text, options: options, userData: Unmanaged.passUnretained(sink).toOpaque())
+            }
+            if let error = sink.error { throw error }
+        }
+    }
+
+    /// What espeak-ng would say, as `espeak-ng -x` (mnemonics) or `espeak-ng --ipa` prints it.
+    public func phonemes(_ text: String, options: SpeechOptions, ipa: Bool) throws -> String {
+        var buffer: UnsafeMutablePointer<CChar>?
+        var size = 0
+        guard let stream = open_memstream(&buffer, &size) else {
+            throw EspeakError(code: -1, function: "open_memstream", message: String(cString: strerror(errno)))
+        }
+        defer { free(buffer) }
+        let sink = ChunkSink(onChunk: { _ in }, onProgress: nil, characters: text.count)
+        try lock.withLock {
+            defer { espeak_SetPhonemeTrace(0, nil) }
+            espeak_SetPhonemeTrace(Int32(ipa ? espeakPHONEMES_IPA : espeakPHONEMES_SHOW), stream)
+            try configure(options)
+            try speak(text, options: options, userData: Unmanaged.passUnretained(sink).toOpaque())
+        }
+        fclose(stream)
+        return buffer.map { String(cString: $0) } ?? ""
+    }
+
+    private func configure(_ options: SpeechOptions) throws(EspeakError) {
+        let name = options.voice.espeakName
+        try EspeakError.check(espeak_SetVoiceByName(name).rawValue, "espeak_SetVoiceByName(\"\(name)\")")
+        try EspeakError.check(espeak_SetParameter(espeakRATE, Int32(options.effectiveRate), 0).rawValue, "espeak_SetParameter(rate)")
+        try EspeakError.check(espeak_SetParameter(espeakPITCH, Int32(options.effectivePitch), 0).rawValue, "espeak_SetParameter(pitch)")
+        try EspeakError.check(espeak_SetParameter(espeakVOLUME, Int32(options.volume), 0).rawValue, "espeak_SetParameter(volume)")
+    }
+
+    private func speak(_ text: String, options: SpeechOptions, userData: UnsafeMutableRawPointer) throws(EspeakError) {
+        // espeak-ng 1.51 drops the last character of a text that ends without a separator
+        // (espeak-ng#1898, brailcom/speechd#978): a trailing space keeps it.
+        let padded = options.voice.transliterate(text) + " "
+        var flags = UInt32(espeakCHARS_UTF8)
+        if options.ssml { flags |= UInt32(espeakSSML) }
+        let code = padded.withCString { bytes in
+            espeak_Synth(bytes, strlen(bytes) + 1, 0, POS_CHARACTER, 0, flags, nil, userData)
+        }
+        try EspeakError.check(code.rawValue, "espeak_Synth")
+    }
+}
+
+/// Receives espeak-ng's callbacks for one synthesis; reached through the event's `user_data`.
+private final class ChunkSink {
+    let onChunk: (UnsafeBufferPointer<Int16>) throws -> Void
+    let onProgress: ((Double) -> Void)?
+    let characters: Int
+    var error: (any Error)?
+
+    init(onChunk: @escaping (UnsafeBufferPointer<Int16>) throws -> Void, onProgress: ((Double) -> Void)?, characters: Int) {
+        self.onChunk = onChunk
+        self.onProgress = onProgress
+        self.characters = max(characters, 1)
+    }
+
+    /// Returns 1 to make espeak-ng abandon the text.
+    func receive(_ samples: UnsafeMutablePointer<Int16>?, _ count: Int32, _ position: Int32) -> Int32 {
+        guard error == nil else { return 1 }
+        do {
+            if let samples, count > 0 { try onChunk(UnsafeBufferPointer(start: samples, count: Int(count))) }
+            if position > 0 { onProgress?(min(Double(position) / Double(characters), 1)) }
+            return 0
+        } catch {
+            self.error = error
+            return 1
+        }
+    }
+}
+
+/// espeak-ng's synthesis callback. It captures nothing: the sink arrives as the events' user data.
+private func synthCallback(_ samples: UnsafeMutablePointer<Int16>?, _ count: Int32, _ events: UnsafeMutablePointer<espeak_EVENT>?) -> Int32 {
+    guard let events, let userData = events.pointee.user_data else { return 0 }
+    var position: Int32 = 0
+    var event = events
+    while event.pointee.type != espeakEVENT_LIST_TERMINATED {
+        position = max(position, event.pointee.text_position)
+        event += 1
+    }
+    return Unmanaged<ChunkSink>.fromOpaque(userData).takeUnretainedValue().receive(samples, count, position)
+}

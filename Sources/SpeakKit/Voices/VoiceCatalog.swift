@@ -1,0 +1,86 @@
+import Foundation
+
+/// The voices the engine knows: the shipped `Voices/*.json`, then any directory the user adds
+/// (`--voices-dir`, `SPEAK_VOICES`), whose files replace shipped voices of the same name.
+public struct VoiceCatalog: Sendable {
+    public static let defaultVoiceName = "default"
+    public private(set) var voices: [Voice]
+
+    /// espeak-ng's own English, for when no voice file names itself `default`.
+    public static let builtInDefault = Voice(
+        name: defaultVoiceName, language: "en-US", espeakVoice: "en-us", description: "American English, espeak-ng's standard voice.")
+
+    public init(voices: [Voice]) {
+        var voices = voices
+        if !voices.contains(where: { $0.name.lowercased() == Self.defaultVoiceName }) { voices.append(Self.builtInDefault) }
+        self.voices = voices.sorted { $0.name.localizedCaseInsensitiveCompare($1.name) == .orderedAscending }
+    }
+
+    /// Loads every `*.json` voice in `directories`, later directories overriding earlier ones.
+    public init(directories: [URL]) throws(VoiceError) {
+        var byName: [String: Voice] = [:]
+        for directory in directories {
+            let files: [URL]
+            do {
+                files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            } catch {
+                throw .unreadableDirectory(directory.path)
+            }
+            for file in files where file.pathExtension == "json" {
+                do {
+                    let voice = try JSONDecoder().decode(Voice.self, from: Data(contentsOf: file))
+                    byName[voice.name.lowercased()] = voice
+                } catch {
+                    throw .invalidFile(file.path, String(describing: error))
+                }
+            }
+        }
+        self.init(voices: Array(byName.values))
+    }
+
+    /// The shipped voices directory: beside an installed binary (`share/speak/Voices`), or the
+    /// package's own `Voices/` when run from a build tree.
+    public static func shippedDirectory(executable: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()) -> URL? {
+        let bin = executable.deletingLastPathComponent()
+        let candidates = [
+            bin.appendingPathComponent("../share/speak/Voices"),
+            bin.appendingPathComponent("Voices"),
+            // .build/<triple>/<config>/speak → package root
+            bin.appendingPathComponent("../../../Voices"),
+            URL(fileURLWithPath: #filePath).appendingPathComponent("../../../../Voices"),
+        ]
+        return candidates.map(\.standardizedFileURL).first { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    /// The voice named `name` (case-insensitive), or an error naming the closest voices.
+    public func voice(named name: String) throws(VoiceError) -> Voice {
+        if let voice = voices.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) { return voice }
+        throw .unknown(name, suggestions: closestMatches(to: name, among: voices.map(\.name), limit: 3))
+    }
+
+    /// One line a voice, as macOS `say -v '?'` prints them: name, language, description.
+    public var listing: String {
+        let width = max(20, (voices.map(\.name.count).max() ?? 0) + 1)
+        return voices.map { voice in
+            let name = voice.name.padding(toLength: width, withPad: " ", startingAt: 0)
+            let language = voice.language.padding(toLength: 8, withPad: " ", startingAt: 0)
+            return "\(name)\(language)# \(voice.description)"
+        }.joined(separator: "\n")
+    }
+}
+
+public enum VoiceError: Error, Equatable, CustomStringConvertible {
+    case unknown(String, suggestions: [String])
+    case unreadableDirectory(String)
+    case invalidFile(String, String)
+
+    public var description: String {
+        switch self {
+        case .unknown(let name, let suggestions):
+            let hint = suggestions.isEmpty ? "" : "; did you mean \(suggestions.map { "'\($0)'" }.joined(separator: " or "))?"
+            return "unknown voice '\(name)'\(hint) (speak -v '?' lists voices)"
+        case .unreadableDirectory(let path): return "cannot read voices directory \(path)"
+        case .invalidFile(let path, let reason): return "invalid voice file \(path): \(reason)"
+        }
+    }
+}

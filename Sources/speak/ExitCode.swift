@@ -1,0 +1,39 @@
+import Foundation
+import SpeakKit
+
+/// speak's exit codes, after BSD's sysexits(3) as `say` and most Unix tools use them.
+enum ExitCode: Int32 {
+    case success = 0
+    case failure = 1
+    case usage = 64
+    case dataError = 65
+    case noInput = 66
+    case unavailable = 69
+    case cannotCreate = 73
+    case busy = 75
+    case interrupted = 130
+
+    /// The exit code and the one-line message for an error.
+    static func report(_ error: any Error, device: String) -> (ExitCode, String) {
+        switch error {
+        case let error as UsageError: (.usage, error.description)
+        case let error as VoiceError:
+            if case .unknown = error { (.usage, error.description) } else { (.dataError, error.description) }
+        case let error as InputError: (error.code, error.message)
+        case let error as AudioFileError: (.dataError, error.description)
+        case is PlaybackInterrupted: (.interrupted, "interrupted")
+        case let error as PlaybackBusy: (.busy, "device busy: \(error.reason); try again, or drop --no-wait to take turns")
+        case let error as ALSAError where error.isBusy:
+            (.busy, "device busy: '\(error.device)' is in use by another program (\(error.message)); pick another with -a")
+        case let error as ALSAError where error.function == "snd_pcm_open" || error.function == "snd_pcm_set_params":
+            (.unavailable, "no playback device '\(error.device)' (\(error.message)): pick one with -a (speak -a '?' lists them), or write a file with -o reply.mp3")
+        default: (.failure, String(describing: error))
+        }
+    }
+}
+
+/// Input the command cannot use: a missing or unreadable file, text too long or not UTF-8.
+struct InputError: Error {
+    let code: ExitCode
+    let message: String
+}

@@ -1,0 +1,51 @@
+let speakVersion = "0.1.0"
+
+let helpText = """
+    speak: say text aloud with espeak-ng, and return once it has been heard.
+
+    usage: speak [-v voice] [-r wpm] [-p pitch] [-a device] [-o file] [-f file|-] [--progress] [--quiet] [text…]
+           speak [-a device] FILE.mp3|FILE.wav        (or --play FILE)
+
+    Text comes from the arguments, from -f FILE, or from standard input (-f - or a pipe).
+
+    options:
+      -v, --voice NAME       voice to speak with; -v '?' lists voices
+      -r, --rate WPM         words per minute, 80 to 450 (default: the voice's)
+      -p, --pitch N          pitch, 0 to 100 (default: the voice's)
+          --volume N         volume, 0 to 200; 100 is normal
+      -a, --device NAME      ALSA playback device (default: default); -a '?' lists devices
+      -o, --output FILE      write FILE instead of playing; .mp3 or .wav
+          --file-format F    mp3 or wav, when FILE's extension does not say
+          --bitrate KBPS     MP3 bit rate, 32 to 64 (default 32)
+          --sample-rate HZ   MP3 sample rate: 16000, 22050 or 24000 (default 22050)
+      -f, --input-file FILE  read the text from FILE, or from standard input with -
+          --ssml             the text is SSML markup
+      -x, --phonemes         print espeak-ng's phoneme mnemonics instead of speaking
+          --ipa              print the phonemes in IPA instead of speaking
+          --play FILE        play an MP3 or WAV file
+          --voices-dir DIR   also load voice files (*.json) from DIR; also $SPEAK_VOICES
+          --no-wait          fail with exit 75 if another speak is playing, instead of taking turns
+          --progress         show a progress bar while writing a file
+      -q, --quiet            no progress bar
+      -h, --help             this help
+          --version          speak's version
+
+    examples:
+      speak "Build passed"
+      make && speak "Build passed" || speak -v oliver "Build failed"
+      speak -v nadia "Na gode! Mun karɓi saƙonku."
+      speak -r 220 -o reply.mp3 -f notes.txt --progress
+      speak -a '?'
+      speak reply.mp3
+
+    exit codes:
+      0    spoken (or written) completely
+      1    a library failed (espeak-ng, LAME, mpg123, ALSA)
+      64   usage: unknown option, bad value, no text, unknown voice
+      65   bad data: not an audio file, text over 512 KiB, text not UTF-8
+      66   an input file cannot be read
+      69   no playback device: pick one with -a, or write a file with -o
+      73   the output file cannot be written
+      75   device busy: another program (or, with --no-wait, another speak) is playing
+      130  interrupted (Ctrl-C); the sound stops at once
+    """

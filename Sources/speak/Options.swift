@@ -1,0 +1,120 @@
+import SpeakKit
+import Foundation
+
+/// What the command line asked for, parsed by hand (no outside packages here).
+struct Options {
+    var voiceName: String?
+    var rate: Int?
+    var pitch: Int?
+    var volume = 100
+    var device = "default"
+    var output: String?
+    var fileFormat: String?
+    var bitrate = 32
+    var sampleRate = 22050
+    var inputFile: String?
+    var ssml = false
+    var phonemes: PhonemeNotation?
+    var playFile: String?
+    var voicesDirectory: String?
+    var waitForTurn = true
+    var progress = false
+    var quiet = false
+    var help = false
+    var version = false
+    var words: [String] = []
+
+    enum PhonemeNotation { case mnemonics, ipa }
+
+    // Flags by every name they answer to. Computed: key paths are not Sendable, so no static lets.
+    /// Flags that take a value.
+    private static var valued: [String: WritableKeyPath<Options, String?>] {
+        [
+        "-v": \.voiceName, "--voice": \.voiceName,
+        "-a": \.deviceValue, "--device": \.deviceValue, "--audio-device": \.deviceValue,
+        "-o": \.output, "--output": \.output, "--output-file": \.output,
+        "--file-format": \.fileFormat,
+        "-f": \.inputFile, "--input-file": \.inputFile,
+        "--play": \.playFile,
+        "--voices-dir": \.voicesDirectory,
+    ]
+    }
+    private static var numeric: [String: (WritableKeyPath<Options, Int?>, ClosedRange<Int>, String)] {
+        [
+        "-r": (\.rateValue, 80...450, "rate (words per minute)"), "--rate": (\.rateValue, 80...450, "rate (words per minute)"),
+        "-p": (\.pitchValue, 0...100, "pitch"), "--pitch": (\.pitchValue, 0...100, "pitch"),
+        "--volume": (\.volumeValue, 0...200, "volume"),
+        "--bitrate": (\.bitrateValue, 32...64, "MP3 bit rate (kbps)"),
+        "--sample-rate": (\.sampleRateValue, 16000...24000, "MP3 sample rate (Hz)"),
+    ]
+    }
+    private static var switches: [String: WritableKeyPath<Options, Bool>] {
+        [
+        "--ssml": \.ssml, "--progress": \.progress, "-q": \.quiet, "--quiet": \.quiet,
+        "-h": \.help, "--help": \.help, "--version": \.version,
+    ]
+    }
+    private static var allFlags: [String] {
+        Array(valued.keys) + Array(numeric.keys) + Array(switches.keys) + ["-x", "--phonemes", "--ipa", "--no-wait"]
+    }
+
+    init(arguments: [String]) throws(UsageError) {
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            if argument == "--" {
+                words += remaining
+                break
+            }
+            guard argument.count > 1, argument.hasPrefix("-") else {
+                words.append(argument)
+                continue
+            }
+            // --flag=value
+            var flag = argument
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                flag = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(UsageError) -> String {
+                if let inlineValue { return inlineValue }
+                guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
+                return next
+            }
+            if let path = Self.valued[flag] {
+                self[keyPath: path] = try value()
+            } else if let (path, range, what) = Self.numeric[flag] {
+                let text = try value()
+                guard let number = Int(text), range.contains(number) else {
+                    throw UsageError("\(what) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+                }
+                self[keyPath: path] = number
+            } else if let path = Self.switches[flag], inlineValue == nil {
+                self[keyPath: path] = true
+            } else if flag == "-x" || flag == "--phonemes" {
+                phonemes = .mnemonics
+            } else if flag == "--ipa" {
+                phonemes = .ipa
+            } else if flag == "--no-wait" {
+                waitForTurn = false
+            } else {
+                let hint = closestMatches(to: flag, among: Self.allFlags, limit: 1).first.map { "; did you mean \($0)?" } ?? ""
+                throw UsageError("unknown option \(flag)\(hint) (speak --help lists them)")
+            }
+        }
+    }
+
+    // Optional views of the non-optional fields, so every flag fits one table above.
+    private var deviceValue: String? { get { device } set { device = newValue ?? device } }
+    private var rateValue: Int? { get { rate } set { rate = newValue } }
+    private var pitchValue: Int? { get { pitch } set { pitch = newValue } }
+    private var volumeValue: Int? { get { volume } set { volume = newValue ?? volume } }
+    private var bitrateValue: Int? { get { bitrate } set { bitrate = newValue ?? bitrate } }
+    private var sampleRateValue: Int? { get { sampleRate } set { sampleRate = newValue ?? sampleRate } }
+}
+
+/// The command line itself is wrong: exit 64.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

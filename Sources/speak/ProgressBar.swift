@@ -1,0 +1,20 @@
+import Foundation
+
+/// `[=========>          ]  45%` on standard error, redrawn in place as synthesis advances.
+final class ProgressBar {
+    private let width = 30
+    private var shown = -1
+
+    func show(_ fraction: Double) {
+        let percent = Int(fraction * 100)
+        guard percent != shown else { return }
+        shown = percent
+        let filled = width * percent / 100
+        let bar = String(repeating: "=", count: filled) + (filled < width ? ">" : "") + String(repeating: " ", count: max(0, width - filled - 1))
+        FileHandle.standardError.write(Data("\r[\(bar)] \(String(format: "%3d", percent))%".utf8))
+    }
+
+    func end() {
+        if shown >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

@@ -1,0 +1,3 @@
+import Foundation
+
+exit(SpeakCommand.main(Array(CommandLine.arguments.dropFirst())))

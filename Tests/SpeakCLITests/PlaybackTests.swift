@@ -1,0 +1,127 @@
+import Foundation
+import SpeakKit
+import Testing
+
+/// `speak` played through ALSA into a real PulseAudio daemon, and what the speaker heard.
+@Suite(.serialized)
+final class PlaybackTests {
+    /// Samples at or above 1% of full scale count as audible.
+    static let threshold = 0.01
+    let server: AudioServer
+    let scratch: URL
+
+    init() throws {
+        server = try AudioServer()
+        scratch = server.directory
+    }
+
+    /// The audible span, in seconds, of what `speak -o` synthesises for the same arguments.
+    func synthesisedSpan(_ arguments: [String]) throws -> Double {
+        let file = scratch.appendingPathComponent("reference-\(UUID().uuidString).wav")
+        let result = try Speak.run(arguments + ["-o", file.path])
+        try #require(result.status == 0, "\(result.stderr)")
+        let pcm = try PCMBuffer(audio: Data(contentsOf: file))
+        let span = try #require(pcm.audibleSpan(threshold: Self.threshold))
+        return Double(span.count) / Double(pcm.sampleRate)
+    }
+
+    func heardSpan(_ recording: Listener.Recording) throws -> ClosedRange<Int> {
+        let pcm = PCMBuffer(sampleRate: AudioServer.sampleRate, samples: recording.samples)
+        return try #require(pcm.audibleSpan(threshold: Self.threshold), "nothing was heard")
+    }
+
+    /// Waits until the speaker has played something audible since `mark`.
+    func waitForSound(since mark: Listener.Mark, timeout: TimeInterval = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while PCMBuffer(sampleRate: AudioServer.sampleRate, samples: server.heard(since: mark).samples).audibleSpan(threshold: Self.threshold) == nil {
+            guard Date() < deadline else { throw TestFailure("no sound within \(timeout) s") }
+            usleep(10_000)
+        }
+    }
+
+    @Test(
+        "every syllable is heard, and speak returns only after the last one",
+        arguments: [
+            ["Build passed."],
+            ["-v", "nadia", "Na gode! Mun karɓi saƙonku."],
+            ["-v", "oliver", "-r", "220", "The quick brown fox jumps over the lazy dog, and then it rests."],
+        ])
+    func everySyllableIsHeard(arguments: [String]) throws {
+        let expected = try synthesisedSpan(arguments)
+        let mark = server.now
+        let result = try Speak.run(arguments, environment: server.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        usleep(300_000)
+        let recording = server.heard(since: mark)
+        let span = try heardSpan(recording)
+        let heard = Double(span.count) / Double(AudioServer.sampleRate)
+        // A lost head or tail of more than 20 ms fails.
+        #expect(abs(heard - expected) <= 0.020, "heard \(heard) s of \(expected) s")
+        // The sink wrote the last audible sample before speak exited: it waited for the drain.
+        #expect(recording.time(ofSample: span.upperBound) <= result.exitTime)
+    }
+
+    @Test("an MP3 file plays whole through the same player")
+    func playsMP3File() throws {
+        let file = scratch.appendingPathComponent("reply.mp3")
+        let written = try Speak.run(["-o", file.path, "Your reply is ready."])
+        try #require(written.status == 0, "\(written.stderr)")
+        let decoded = try PCMBuffer(audio: Data(contentsOf: file))
+        let expected = Double(try #require(decoded.audibleSpan(threshold: Self.threshold)).count) / Double(decoded.sampleRate)
+
+        let mark = server.now
+        let result = try Speak.run([file.path], environment: server.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        usleep(300_000)
+        let heard = Double(try heardSpan(server.heard(since: mark)).count) / Double(AudioServer.sampleRate)
+        #expect(abs(heard - expected) <= 0.020, "heard \(heard) s of \(expected) s")
+    }
+
+    @Test("two speak processes started at once take turns")
+    func takeTurns() throws {
+        let first = ["One, two, three, four."]
+        let second = ["-v", "ava", "Five, six, seven, eight."]
+        let together = try synthesisedSpan(first) + synthesisedSpan(second)
+        let mark = server.now
+        let a = try Speak.start(first, environment: server.environment)
+        let b = try Speak.start(second, environment: server.environment)
+        #expect(a.wait().status == 0)
+        #expect(b.wait().status == 0)
+        usleep(300_000)
+        let heard = Double(try heardSpan(server.heard(since: mark)).count) / Double(AudioServer.sampleRate)
+        // Talking over each other would overlap the two and hear less than both in a row.
+        #expect(heard >= together, "heard \(heard) s for \(together) s of speech")
+    }
+
+    @Test("Ctrl-C stops the sound within 100 ms and exits 130")
+    func interruptStopsSound() throws {
+        let mark = server.now
+        let speaking = try Speak.start(
+            ["This sentence is long enough to be interrupted well before its end, so keep talking for a while."],
+            environment: server.environment)
+        try waitForSound(since: mark)
+        usleep(300_000)
+        let interrupted = ProcessInfo.processInfo.systemUptime
+        speaking.send(SIGINT)
+        let result = speaking.wait()
+        #expect(result.status == 130)
+        #expect(result.signal == nil)
+        usleep(300_000)
+        let recording = server.heard(since: mark)
+        let last = try heardSpan(recording).upperBound
+        #expect(recording.time(ofSample: last) <= interrupted + 0.1, "sound went on after Ctrl-C")
+    }
+
+    @Test("--no-wait fails with 'device busy' while another speak is playing")
+    func busyWithoutWaiting() throws {
+        let mark = server.now
+        let speaking = try Speak.start(["Hold the line while another speaker tries to cut in."], environment: server.environment)
+        try waitForSound(since: mark)
+        let result = try Speak.run(["--no-wait", "Me too!"], environment: server.environment)
+        #expect(result.status == 75)
+        #expect(result.stderr.hasPrefix("speak: device busy"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        speaking.send(SIGINT)
+        #expect(speaking.wait().status == 130)
+    }
+}

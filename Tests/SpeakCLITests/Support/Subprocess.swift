@@ -1,0 +1,122 @@
+import Foundation
+
+/// A child process on posix_spawn and waitpid. (Foundation's `Process.waitUntilExit` can miss a
+/// child's exit when called off the main thread, as Swift Testing does.)
+final class Subprocess: @unchecked Sendable {
+    struct Result {
+        var status: Int32
+        /// Killed by this signal instead of exiting.
+        var signal: Int32?
+        var stdout: String
+        var stderr: String
+        /// When the child exited, on `ProcessInfo.systemUptime`'s clock.
+        var exitTime: TimeInterval
+    }
+
+    let pid: pid_t
+    private var output: (stdout: Data, stderr: Data) = (Data(), Data())
+    private let readers = DispatchGroup()
+
+    /// Starts `executable arguments…`; `input` is written to its standard input (else /dev/null).
+    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws {
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let pipes = (stdin: Self.pipe(), stdout: Self.pipe(), stderr: Self.pipe())
+        if input != nil {
+            posix_spawn_file_actions_adddup2(&actions, pipes.stdin.read, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        posix_spawn_file_actions_adddup2(&actions, pipes.stdout.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, pipes.stderr.write, 2)
+        for descriptor in [pipes.stdin.read, pipes.stdin.write, pipes.stdout.read, pipes.stdout.write, pipes.stderr.read, pipes.stderr.write] {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let environment = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + environment).forEach { free($0) } }
+        // The child starts with no signals blocked and default handlers, as from a shell.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let error = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
+        [pipes.stdin.read, pipes.stdout.write, pipes.stderr.write].forEach { close($0) }
+        guard error == 0 else {
+            [pipes.stdin.write, pipes.stdout.read, pipes.stderr.read].forEach { close($0) }
+            throw TestFailure("cannot start \(executable): \(String(cString: strerror(error)))")
+        }
+        self.pid = pid
+        collect(pipes.stdout.read) { self.output.stdout = $0 }
+        collect(pipes.stderr.read) { self.output.stderr = $0 }
+        let stdin = pipes.stdin.write
+        Thread.detachNewThread {
+            if let input {
+                input.withUnsafeBytes { bytes in
+                    var offset = 0
+                    while offset < bytes.count {
+                        let written = write(stdin, bytes.baseAddress! + offset, bytes.count - offset)
+                        if written <= 0 { break }
+                        offset += written
+                    }
+                }
+            }
+            close(stdin)
+        }
+    }
+
+    private static func pipe() -> (read: Int32, write: Int32) {
+        var descriptors: [Int32] = [0, 0]
+        precondition(Glibc.pipe(&descriptors) == 0)
+        return (descriptors[0], descriptors[1])
+    }
+
+    private func collect(_ descriptor: Int32, into store: @escaping @Sendable (Data) -> Void) {
+        readers.enter()
+        Thread.detachNewThread { [readers] in
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            store(handle.readDataToEndOfFile())
+            readers.leave()
+        }
+    }
+
+    func send(_ signal: Int32) { kill(pid, signal) }
+
+    func wait() -> Result {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exitTime = ProcessInfo.processInfo.systemUptime
+        readers.wait()
+        let signaled = status & 0x7f != 0
+        return Result(
+            status: signaled ? -1 : (status >> 8) & 0xff, signal: signaled ? status & 0x7f : nil,
+            stdout: String(decoding: output.stdout, as: UTF8.self), stderr: String(decoding: output.stderr, as: UTF8.self),
+            exitTime: exitTime)
+    }
+
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws -> Result {
+        try Subprocess(executable, arguments, environment: environment, input: input).wait()
+    }
+}
+
+/// The built `speak` binary, run as a user runs it.
+enum Speak {
+    static let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("speak").path
+
+    static func start(_ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws -> Subprocess {
+        try Subprocess(executable, arguments, environment: environment, input: input)
+    }
+
+    static func run(_ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws -> Subprocess.Result {
+        try start(arguments, environment: environment, input: input).wait()
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+@testable import SpeakKit
+
+@Suite("espeak-ng synthesis and voices")
+struct SynthesisTests {
+    let synthesizer = try! EspeakSynthesizer.shared()
+    let catalog = try! VoiceCatalog(directories: [VoiceCatalog.shippedDirectory()!])
+
+    func options(_ voice: String = "default") throws -> SpeechOptions {
+        SpeechOptions(voice: try catalog.voice(named: voice))
+    }
+
+    @Test("PCM streams out in chunks while the text is still being synthesised")
+    func streamsChunks() throws {
+        var chunks = 0
+        var progressWhenFirstChunk: Double?
+        var lastProgress = 0.0
+        try synthesizer.synthesize(
+            "First sentence. Second sentence. Third sentence, the last one.", options: options(),
+            onProgress: { lastProgress = $0 }
+        ) { samples in
+            if chunks == 0 { progressWhenFirstChunk = lastProgress }
+            chunks += 1
+            #expect(samples.count > 0)
+        }
+        #expect(chunks > 10)
+        // The first chunk arrived before synthesis had got through the text.
+        #expect(try #require(progressWhenFirstChunk) < 0.5)
+        #expect(lastProgress > 0.9)
+    }
+
+    @Test("an error thrown by the consumer stops synthesis and comes back")
+    func consumerErrorStops() throws {
+        struct Stop: Error {}
+        var chunks = 0
+        #expect(throws: Stop.self) {
+            try synthesizer.synthesize("One. Two. Three. Four. Five. Six.", options: options()) { _ in
+                chunks += 1
+                throw Stop()
+            }
+        }
+        #expect(chunks == 1)
+    }
+
+    @Test("the last character is never dropped", arguments: ["cats", "Build passed", "abc"])
+    func lastCharacterKept(text: String) throws {
+        let phonemes = try synthesizer.phonemes(text, options: options(), ipa: false)
+        let trimmed = phonemes.trimmingCharacters(in: .whitespacesAndNewlines)
+        let last = try #require(text.last)
+        // "cats" ends in s, "passed" in t, and "abc" spelt out ends in the letter c ("si:").
+        let expectedEnding = ["s": "s", "d": "t", "c": "i:"][String(last)]!
+        #expect(trimmed.hasSuffix(expectedEnding), "\(text) → \(trimmed)")
+    }
+
+    @Test("nadia speaks Hausa syllables, not English words or letter names")
+    func nadiaPhonemes() throws {
+        let text = "Na gode! Mun karɓi saƙonku."
+        let hausa = try synthesizer.phonemes(text, options: options("nadia"), ipa: true)
+        for syllables in ["na", "ɡˈode", "mˈun", "kˈarbi", "sakˈoŋku"] {
+            #expect(hausa.contains(syllables), "\(syllables) missing from \(hausa)")
+        }
+        // English reads the same letters quite differently.
+        let english = try synthesizer.phonemes(text, options: options(), ipa: true)
+        #expect(english != hausa)
+        #expect(!hausa.contains("ɡˈəʊd") && !hausa.contains("ɡˈoʊd"))
+    }
+
+    @Test("Hausa letters map onto what espeak-ng's Swahili can say")
+    func transliteration() throws {
+        let nadia = try catalog.voice(named: "nadia")
+        #expect(nadia.transliterate("ɓaƙo ɗan ƴa'ya cikin") == "bako dan yaya chikin")
+    }
+
+    @Test("rate, pitch and volume change the sound")
+    func prosody() throws {
+        func render(_ options: SpeechOptions) throws -> PCMBuffer {
+            var pcm = PCMBuffer(sampleRate: synthesizer.sampleRate)
+            try synthesizer.synthesize("How fast and how loud is this?", options: options) { pcm.samples += $0 }
+            return pcm
+        }
+        let voice = try catalog.voice(named: "default")
+        let normal = try render(SpeechOptions(voice: voice))
+        let fast = try render(SpeechOptions(voice: voice, rate: 350))
+        let quiet = try render(SpeechOptions(voice: voice, volume: 30))
+        #expect(fast.duration < normal.duration * 0.7)
+        #expect(quiet.rms < normal.rms * 0.5)
+    }
+
+    @Test("unknown voices suggest the closest names")
+    func unknownVoice() throws {
+        #expect(throws: VoiceError.unknown("nadai", suggestions: ["nadia"])) { try catalog.voice(named: "nadai") }
+        #expect(try catalog.voice(named: "NADIA").name == "nadia")
+    }
+
+    @Test("a voice file dropped into a directory is loaded, and overrides a shipped one of its name")
+    func userVoices() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("voices-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(#"{"name":"robo","language":"en","espeakVoice":"en","variant":"klatt","rate":120,"pitch":10,"description":"Beep."}"#.utf8)
+            .write(to: directory.appendingPathComponent("robo.json"))
+        try Data(#"{"name":"ava","language":"en-US","espeakVoice":"en-us","rate":300,"pitch":50,"description":"Fast Ava."}"#.utf8)
+            .write(to: directory.appendingPathComponent("ava.json"))
+        let catalog = try VoiceCatalog(directories: [VoiceCatalog.shippedDirectory()!, directory])
+        #expect(try catalog.voice(named: "robo").variant == "klatt")
+        #expect(try catalog.voice(named: "ava").rate == 300)
+        #expect(catalog.voices.contains { $0.name == "nadia" })
+    }
+}
