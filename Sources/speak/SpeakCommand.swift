@@ -121,13 +121,13 @@ struct SpeakCommand {
     /// Writes what `produce` gives to `path` through a temporary file, renamed into place only
     /// when complete: an interrupted or failed run leaves no half-written file behind.
     private func writeFile(_ path: String, sampleRate: Int, produce: ((UnsafeBufferPointer<Int16>) throws -> Void) throws -> Void) throws {
+        let output = try OutputFile(path: path)
         guard let format = AudioFileFormat(rawValue: options.fileFormat?.lowercased() ?? (path as NSString).pathExtension.lowercased()) else {
             throw UsageError("cannot tell the format of '\(path)': name it .mp3 or .wav, or give --file-format mp3|wav")
         }
         guard MP3Settings.sampleRates.contains(options.sampleRate) else {
             throw UsageError("MP3 sample rate must be one of \(MP3Settings.sampleRates.map(String.init).joined(separator: ", "))")
         }
-        let output = try OutputFile(path: path)
         let writer = try AudioFileWriter(
             file: output.handle, format: format, sampleRate: sampleRate,
             mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))

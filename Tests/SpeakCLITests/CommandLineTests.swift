@@ -1,0 +1,193 @@
+import Foundation
+import SpeakKit
+import Testing
+
+/// The `speak` binary's manners: listings, files, and one clear line for every kind of bad input.
+@Suite("speak on the command line")
+struct CommandLineTests {
+    let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("speak-cli-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    /// An environment with no audio server at all: ALSA's `default` has nothing to play on.
+    var silentMachine: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = scratch.path
+        environment["PULSE_SERVER"] = "unix:\(scratch.path)/no-such-server"
+        environment["HOME"] = scratch.path
+        return environment
+    }
+
+    @Test("-v '?' lists every voice as say does: name, language, # description")
+    func listsVoices() throws {
+        let result = try Speak.run(["-v", "?"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n")
+        let shipped = try FileManager.default.contentsOfDirectory(atPath: VoiceCatalog.shippedDirectory()!.path).filter { $0.hasSuffix(".json") }
+        #expect(lines.count == shipped.count)
+        let nadia = try #require(lines.first { $0.hasPrefix("nadia ") })
+        #expect(nadia.contains(" ha ") && nadia.contains("# "))
+        #expect(lines.contains { $0.hasPrefix("default ") })
+    }
+
+    @Test("a voice file in --voices-dir or SPEAK_VOICES is listed and speaks")
+    func userVoiceDirectory() throws {
+        try Data(#"{"name":"robo","language":"en","espeakVoice":"en","variant":"klatt","rate":120,"pitch":10,"description":"Beep boop."}"#.utf8)
+            .write(to: scratch.appendingPathComponent("robo.json"))
+        let listed = try Speak.run(["--voices-dir", scratch.path, "-v", "?"])
+        #expect(listed.stdout.contains("robo"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["SPEAK_VOICES"] = scratch.path
+        let output = scratch.appendingPathComponent("robo.wav")
+        let spoken = try Speak.run(["-v", "robo", "-o", output.path, "Beep boop"], environment: environment)
+        #expect(spoken.status == 0, "\(spoken.stderr)")
+        #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 0.3)
+    }
+
+    @Test("-a '?' lists playback devices as aplay -L does")
+    func listsDevices() throws {
+        let result = try Speak.run(["-a", "?"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first == "null")
+        #expect(lines.dropFirst().first?.hasPrefix("    ") == true)
+    }
+
+    @Test("--phonemes and --ipa print what espeak-ng would say", arguments: [("-x", "k'aRbi"), ("--ipa", "kˈarbi")])
+    func phonemes(flag: String, expected: String) throws {
+        let result = try Speak.run(["-v", "nadia", flag, "Na gode! Mun karɓi saƙonku."])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(expected), "\(result.stdout)")
+    }
+
+    @Test("-o writes MP3 or WAV by extension or --file-format, with the MP3 settings asked for")
+    func writesFiles() throws {
+        let cases: [(arguments: [String], file: String, rate: Int)] = [
+            ([], "a.mp3", 22050), ([], "a.wav", 22050), (["--file-format", "mp3"], "a.reply", 22050),
+            (["--sample-rate", "16000", "--bitrate", "32"], "b.mp3", 16000), (["--sample-rate", "24000", "--bitrate", "64"], "c.mp3", 24000),
+        ]
+        for (arguments, file, rate) in cases {
+            let output = scratch.appendingPathComponent(file)
+            let result = try Speak.run(arguments + ["-o", output.path, "Written, not spoken."])
+            #expect(result.status == 0, "\(result.stderr)")
+            let data = try Data(contentsOf: output)
+            let pcm = try PCMBuffer(audio: data)
+            #expect(pcm.sampleRate == rate, "\(file)")
+            #expect(pcm.duration > 0.8 && pcm.duration < 3, "\(file)")
+            #expect(WAV.isWAV(data) == (file == "a.wav"))
+        }
+        // Nothing temporary left beside the outputs.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.hasPrefix(".speak-") })
+    }
+
+    @Test("text comes from arguments, -f FILE, -f - and a pipe alike")
+    func textSources() throws {
+        let text = "Same words every way."
+        let file = scratch.appendingPathComponent("words.txt")
+        try Data(text.utf8).write(to: file)
+        var durations: [Double] = []
+        for (arguments, input) in [([text], nil), (["-f", file.path], nil), (["-f", "-"], Data(text.utf8)), ([], Data(text.utf8))] as [([String], Data?)] {
+            let output = scratch.appendingPathComponent("\(durations.count).wav")
+            let result = try Speak.run(arguments + ["-o", output.path], input: input)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            durations.append(try PCMBuffer(audio: Data(contentsOf: output)).duration)
+        }
+        #expect(Set(durations).count == 1, "\(durations)")
+    }
+
+    @Test("--ssml honours markup; without it the markup is not obeyed")
+    func ssml() throws {
+        let markup = "<speak>Wait <break time=\"1500ms\"/> for it.</speak>"
+        let withSSML = scratch.appendingPathComponent("ssml.wav")
+        let plain = scratch.appendingPathComponent("plain.wav")
+        #expect(try Speak.run(["--ssml", "-o", withSSML.path, markup]).status == 0)
+        #expect(try Speak.run(["-o", plain.path, "Wait for it."]).status == 0)
+        let pause = try PCMBuffer(audio: Data(contentsOf: withSSML)).duration - PCMBuffer(audio: Data(contentsOf: plain)).duration
+        #expect(pause > 1.2 && pause < 2.0, "the break added \(pause) s")
+    }
+
+    @Test("--progress draws a bar while writing a long text")
+    func progress() throws {
+        let text = String(repeating: "This line makes the text long enough to show progress. ", count: 20)
+        let result = try Speak.run(["--progress", "-o", scratch.appendingPathComponent("long.mp3").path, text])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("100%"))
+        #expect(result.stderr.components(separatedBy: "\r[").count > 10)
+        let quiet = try Speak.run(["--progress", "--quiet", "-o", scratch.appendingPathComponent("quiet.mp3").path, text])
+        #expect(quiet.stderr.isEmpty)
+    }
+
+    @Test("--help shows usage, examples and exit codes")
+    func help() throws {
+        let result = try Speak.run(["--help"])
+        #expect(result.status == 0)
+        for part in ["usage: speak", "examples:", "exit codes:", "-v, --voice", "130"] {
+            #expect(result.stdout.contains(part))
+        }
+    }
+
+    /// Every bad input: the exit code, and one line on stderr that says what to do.
+    @Test(
+        "bad input gets one clear line and a meaningful exit code",
+        arguments: [
+            (["Hello"], nil, 64, "unknown voice 'nadai'; did you mean 'nadia'?", ["-v", "nadai"]),
+            ([], nil, 64, "no text to speak", []),
+            (["   "], nil, 64, "no text to speak", []),
+            (["Hi"], nil, 64, "unknown option --rat; did you mean --rate?", ["--rat", "200"]),
+            (["Hi"], nil, 64, "rate (words per minute) must be a whole number from 80 to 450", ["-r", "fast"]),
+            (["Hi"], nil, 64, "-o needs a value", ["-o"]),
+            (["Hi"], nil, 73, "cannot write /nonexistent/dir/reply.mp3", ["-o", "/nonexistent/dir/reply.mp3"]),
+            (["Hi"], nil, 73, "cannot write /tmp: it is a directory", ["-o", "/tmp"]),
+            (["Hi"], nil, 64, "cannot tell the format of", ["-o", "/tmp/reply.ogg"]),
+            ([], nil, 66, "cannot read /nonexistent.txt", ["-f", "/nonexistent.txt"]),
+            ([], nil, 66, "cannot read /nonexistent.mp3", ["--play", "/nonexistent.mp3"]),
+            ([], Data(repeating: 0x61, count: 1 << 20), 65, "text is 1048576 bytes; speak takes at most 524288", []),
+            ([], Data([0x48, 0xff, 0xfe, 0x21]), 65, "text is not UTF-8", []),
+        ] as [([String], Data?, Int32, String, [String])])
+    func badInput(words: [String], input: Data?, status: Int32, message: String, flags: [String]) throws {
+        let result = try Speak.run(words + flags, input: input)
+        #expect(result.status == status, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("speak: "))
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("a file that is not audio is refused with exit 65", arguments: ["notes.mp3", "notes.wav"])
+    func notAudio(name: String) throws {
+        let file = scratch.appendingPathComponent(name)
+        try Data("Dear diary, this is not audio.\n".utf8).write(to: file)
+        for arguments in [[file.path], ["--play", file.path]] {
+            let result = try Speak.run(arguments)
+            #expect(result.status == 65)
+            #expect(result.stderr == "speak: \(file.path): not an audio file: neither WAV nor MP3\n" || result.stderr.contains("not an audio file"))
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test("no playback device names the fixes: -a and -o")
+    func noDevice() throws {
+        for arguments in [["-a", "nosuchdevice", "Hello"], ["Hello"]] {
+            let result = try Speak.run(arguments, environment: silentMachine)
+            #expect(result.status == 69, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("speak: no playback device"))
+            #expect(result.stderr.contains("-a") && result.stderr.contains("-o"))
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test("an interrupted -o leaves no half-written file and exits 130")
+    func interruptedWrite() throws {
+        let output = scratch.appendingPathComponent("long.mp3")
+        let text = String(repeating: "A very long text that takes a while to write out. ", count: 2000)
+        let writing = try Speak.start(["-o", output.path], input: Data(text.utf8))
+        usleep(500_000)
+        writing.send(SIGINT)
+        let result = writing.wait()
+        #expect(result.status == 130)
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.hasPrefix(".speak-") })
+    }
+}
