@@ -13,9 +13,12 @@ let package = Package(
         .systemLibrary(name: "CLame", pkgConfig: "lame", providers: [.apt(["libmp3lame-dev"])]),
         .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "SpeakKit", dependencies: ["CEspeakNG", "CLame", "CMpg123", "CALSA"]),
-        .executableTarget(name: "speak", dependencies: ["SpeakKit"]),
+        .target(name: "SpeakServer", dependencies: ["SpeakKit", "CMicroHTTPD"]),
+        .executableTarget(name: "speak", dependencies: ["SpeakKit", "SpeakServer"]),
         .testTarget(name: "SpeakKitTests", dependencies: ["SpeakKit"]),
+        .testTarget(name: "SpeakServerTests", dependencies: ["SpeakServer", "SpeakKit"]),
         .testTarget(name: "SpeakCLITests", dependencies: ["speak", "SpeakKit"]),
     ],
     swiftLanguageModes: [.v6]

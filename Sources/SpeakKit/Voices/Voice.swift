@@ -15,10 +15,12 @@ public struct Voice: Codable, Sendable, Equatable {
     public var description: String
     /// Letters rewritten before synthesis, for languages espeak-ng lacks (Hausa's ɓ ɗ ƙ ƴ).
     public var transliteration: [String: String]?
+    /// Fetch this voice's MP3 from another server instead of synthesising it here.
+    public var upstream: Upstream?
 
     public init(
         name: String, language: String, espeakVoice: String, variant: String? = nil, rate: Int = 175,
-        pitch: Int = 50, description: String = "", transliteration: [String: String]? = nil
+        pitch: Int = 50, description: String = "", transliteration: [String: String]? = nil, upstream: Upstream? = nil
     ) {
         self.name = name
         self.language = language
@@ -28,6 +30,7 @@ public struct Voice: Codable, Sendable, Equatable {
         self.pitch = pitch
         self.description = description
         self.transliteration = transliteration
+        self.upstream = upstream
     }
 
     /// The name `espeak_SetVoiceByName` takes: `voice+variant`.
