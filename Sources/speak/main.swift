@@ -1,3 +1,7 @@
 import Foundation
 
-exit(SpeakCommand.main(Array(CommandLine.arguments.dropFirst())))
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "serve": exit(ServeCommand.main(Array(arguments.dropFirst())))
+default: exit(SpeakCommand.main(arguments))
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// An HTTP request as the routes see it: parsed, with its whole (size-capped) body.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var path: String
+    /// Query arguments, percent-decoded.
+    public var query: [String: String]
+    /// Header names lowercased.
+    public var headers: [String: String]
+    public var body: Data
+
+    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: Data = Data()) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// What a route answers.
+public struct HTTPResponse: Sendable {
+    public enum Body: Sendable {
+        case data(Data)
+        /// Sent with chunked transfer encoding as `produce` writes it, from a thread of its own,
+        /// so a slow producer never holds up the server's threads.
+        case stream(@Sendable (_ write: (Data) throws -> Void) throws -> Void)
+        /// The whole response is computed on a thread of its own (an upstream fetch, playback),
+        /// while the connection waits suspended.
+        case deferred(@Sendable () -> HTTPResponse)
+    }
+
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: Body
+
+    public init(status: Int = 200, headers: [(String, String)] = [], body: Body = .data(Data())) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func json(_ object: Any, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: .data(data))
+    }
+
+    public static func text(_ text: String, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: .data(Data(text.utf8)))
+    }
+}
+
+/// An error any route can throw; it becomes a response in OpenAI's error shape:
+/// `{"error": {"message", "type", "param", "code"}}`.
+public struct HTTPError: Error, Sendable, CustomStringConvertible {
+    public var status: Int
+    public var message: String
+    public var type: String
+    public var param: String?
+    public var code: String?
+    public var headers: [(String, String)]
+
+    public init(_ status: Int, _ message: String, type: String? = nil, param: String? = nil, code: String? = nil, headers: [(String, String)] = []) {
+        self.status = status
+        self.message = message
+        self.type = type ?? (status == 401 ? "authentication_error" : status == 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error")
+        self.param = param
+        self.code = code
+        self.headers = headers
+    }
+
+    public var description: String { "\(status) \(message)" }
+
+    public var response: HTTPResponse {
+        let error: [String: Any] = ["message": message, "type": type, "param": param ?? NSNull(), "code": code ?? NSNull()]
+        return .json(["error": error], status: status, headers: headers)
+    }
+}

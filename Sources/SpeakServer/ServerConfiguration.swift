@@ -1,0 +1,50 @@
+import Foundation
+
+/// `speak serve`'s settings: a JSON file (`--config`), then flags on top.
+public struct ServerConfiguration: Codable, Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// Threads polling connections; 0 means one per core.
+    public var threads = 0
+    /// Synthesis worker processes; 0 means one per core.
+    public var workers = 0
+    /// Bearer tokens, stored hashed (`speak serve --hash-token`). Without one, no auth (local use).
+    public var tokensFile: String?
+    public var cacheDirectory: String?
+    public var cacheBytes = 256 << 20
+    public var rateLimitPerMinute = 120
+    public var rateLimitBurst = 30
+    public var maximumTextCharacters = 4096
+    public var maximumBodyBytes = 64 << 10
+    /// The ALSA device `POST /play` speaks on.
+    public var device = "default"
+    public var voicesDirectory: String?
+
+    public init() {}
+
+    public init(file: URL) throws {
+        self = try JSONDecoder().decode(ServerConfiguration.self, from: Data(contentsOf: file))
+    }
+
+    public var effectiveThreads: Int { threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount }
+    public var effectiveWorkers: Int { workers > 0 ? workers : ProcessInfo.processInfo.activeProcessorCount }
+
+    // Every key optional in the file: missing ones keep the defaults above.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func value<T: Decodable>(_ key: CodingKeys, _ fallback: T) throws -> T { try container.decodeIfPresent(T.self, forKey: key) ?? fallback }
+        host = try value(.host, host)
+        port = try value(.port, port)
+        threads = try value(.threads, threads)
+        workers = try value(.workers, workers)
+        tokensFile = try container.decodeIfPresent(String.self, forKey: .tokensFile)
+        cacheDirectory = try container.decodeIfPresent(String.self, forKey: .cacheDirectory)
+        cacheBytes = try value(.cacheBytes, cacheBytes)
+        rateLimitPerMinute = try value(.rateLimitPerMinute, rateLimitPerMinute)
+        rateLimitBurst = try value(.rateLimitBurst, rateLimitBurst)
+        maximumTextCharacters = try value(.maximumTextCharacters, maximumTextCharacters)
+        maximumBodyBytes = try value(.maximumBodyBytes, maximumBodyBytes)
+        device = try value(.device, device)
+        voicesDirectory = try container.decodeIfPresent(String.self, forKey: .voicesDirectory)
+    }
+}

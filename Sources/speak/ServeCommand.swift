@@ -1,0 +1,130 @@
+import Foundation
+import SpeakKit
+import SpeakServer
+
+/// `speak serve`: the HTTP voice reply service.
+enum ServeCommand {
+    static let help = """
+        speak serve: the HTTP voice reply service (MP3 over HTTP, OpenAI-compatible).
+
+        usage: speak serve [--host H] [--port N] [--config FILE] [--tokens FILE] [--cache-dir DIR]
+                           [--cache-bytes N] [--workers N] [--voices-dir DIR] [--device NAME]
+               speak serve --hash-token TOKEN [--name NAME]   (prints a line for the tokens file)
+
+        Endpoints: GET /health, /ready, /voices, /v1/models, /speak?text=…; POST /speak, /api/speak,
+        /v1/audio/speech, /play. All but /health need 'Authorization: Bearer TOKEN' when a tokens
+        file is configured. SIGHUP reloads the tokens file; SIGTERM finishes requests in flight, then exits.
+        """
+
+    static func main(_ arguments: [String]) -> Int32 {
+        do {
+            return try run(arguments)
+        } catch {
+            let (code, message) = ExitCode.report(error, device: "")
+            FileHandle.standardError.write(Data("speak serve: \(message)\n".utf8))
+            return code.rawValue
+        }
+    }
+
+    private static func run(_ arguments: [String]) throws -> Int32 {
+        var configuration = ServerConfiguration()
+        var remaining = arguments[...]
+        var hashToken: String?
+        var tokenName = "client"
+        var overrides: [(inout ServerConfiguration) -> Void] = []
+        func value(_ flag: String) throws -> String {
+            guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
+            return next
+        }
+        func number(_ flag: String) throws -> Int {
+            let text = try value(flag)
+            guard let number = Int(text), number >= 0 else { throw UsageError("\(flag) must be a whole number, not '\(text)'") }
+            return number
+        }
+        while let flag = remaining.popFirst() {
+            switch flag {
+            case "-h", "--help": print(help); return 0
+            case "--config":
+                let path = try value(flag)
+                do { configuration = try ServerConfiguration(file: URL(fileURLWithPath: path)) } catch {
+                    throw InputError(code: .dataError, message: "cannot read config \(path): \(error)")
+                }
+            case "--host": let host = try value(flag); overrides.append { $0.host = host }
+            case "--port": let port = try number(flag); overrides.append { $0.port = port }
+            case "--tokens": let file = try value(flag); overrides.append { $0.tokensFile = file }
+            case "--cache-dir": let directory = try value(flag); overrides.append { $0.cacheDirectory = directory }
+            case "--cache-bytes": let bytes = try number(flag); overrides.append { $0.cacheBytes = bytes }
+            case "--workers": let workers = try number(flag); overrides.append { $0.workers = workers }
+            case "--threads": let threads = try number(flag); overrides.append { $0.threads = threads }
+            case "--voices-dir": let directory = try value(flag); overrides.append { $0.voicesDirectory = directory }
+            case "--device", "-a": let device = try value(flag); overrides.append { $0.device = device }
+            case "--rate-limit": let limit = try number(flag); overrides.append { $0.rateLimitPerMinute = limit }
+            case "--hash-token": hashToken = try value(flag)
+            case "--name": tokenName = try value(flag)
+            default: throw UsageError("unknown option \(flag) (speak serve --help lists them)")
+            }
+        }
+        if let hashToken {
+            print(TokenStore.hashLine(for: hashToken, name: tokenName))
+            return 0
+        }
+        overrides.forEach { $0(&configuration) }
+        return try serve(configuration)
+    }
+
+    private static func serve(_ configuration: ServerConfiguration) throws -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        let environment = ProcessInfo.processInfo.environment
+        let voiceDirectories = [VoiceCatalog.shippedDirectory()?.path].compactMap { $0 }
+            + (environment["SPEAK_VOICES"]?.split(separator: ":").map(String.init) ?? []) + [configuration.voicesDirectory].compactMap { $0 }
+        let catalog = try VoiceCatalog(directories: voiceDirectories.map { URL(fileURLWithPath: $0) })
+        let cache = try ReplyCache(directory: URL(fileURLWithPath: configuration.cacheDirectory ?? defaultCacheDirectory), maximumBytes: configuration.cacheBytes)
+        let tokens = try configuration.tokensFile.map { try TokenStore(file: URL(fileURLWithPath: $0)) }
+        let workers = try WorkerPool(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), size: configuration.effectiveWorkers)
+        let service = SpeechService(
+            configuration: configuration, catalog: catalog, workers: workers, cache: cache, tokens: tokens,
+            player: Player(device: configuration.device))
+        let server = try HTTPServer(
+            host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
+            maximumBodyBytes: configuration.maximumBodyBytes, handler: service.respond)
+        if tokens == nil { FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8)) }
+        print("speak serve: listening on http://\(configuration.host):\(server.port)")
+        fflush(stdout)
+
+        let stopped = DispatchSemaphore(value: 0)
+        let signals = SignalHandlers()
+        signals.on(SIGHUP) {
+            do {
+                try tokens?.reload()
+                FileHandle.standardError.write(Data("speak serve: tokens reloaded\n".utf8))
+            } catch {
+                FileHandle.standardError.write(Data("speak serve: tokens not reloaded, keeping the old ones: \(error)\n".utf8))
+            }
+        }
+        for stop in [SIGTERM, SIGINT] { signals.on(stop) { stopped.signal() } }
+        stopped.wait()
+        server.shutdown()
+        workers.shutdown()
+        return 0
+    }
+
+    static var defaultCacheDirectory: String {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_CACHE_HOME"] ?? ((environment["HOME"] ?? "/tmp") + "/.cache")
+        return base + "/speak"
+    }
+}
+
+/// Signals delivered on a queue instead of in a handler, so any code may run in response.
+final class SignalHandlers: @unchecked Sendable {
+    private var sources: [any DispatchSourceSignal] = []
+    private let queue = DispatchQueue(label: "speak.signals")
+
+    func on(_ number: Int32, _ handler: @escaping @Sendable () -> Void) {
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+        source.setEventHandler(handler: handler)
+        source.resume()
+        sources.append(source)
+    }
+}
