@@ -85,22 +85,9 @@ struct SpeechOrder {
         }
     }
 
-    var cacheKey: ReplyKey {
-        let engine = voice.upstream.map { "upstream:\($0.api.rawValue):\($0.url):\($0.voice)" } ?? "espeak-ng"
-        let voiceIdentity = (try? String(decoding: JSONEncoder.sorted.encode(voice), as: UTF8.self)) ?? voice.name
-        return ReplyKey(engine: engine, voice: voiceIdentity, rate: rate ?? voice.rate, pitch: pitch ?? voice.pitch, format: format.rawValue, text: text)
-    }
+    var cacheKey: ReplyKey { ReplyKey(speaking: text, voice: voice, rate: rate, pitch: pitch, format: format.rawValue) }
 
     var request: SynthesisRequest {
         SynthesisRequest(voice: voice, text: text, rate: rate, pitch: pitch, format: format)
-    }
-}
-
-extension JSONEncoder {
-    /// Stable bytes for the same value: cache keys depend on them.
-    static var sorted: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
     }
 }

@@ -11,6 +11,7 @@ enum ExitCode: Int32 {
     case unavailable = 69
     case cannotCreate = 73
     case busy = 75
+    case noPermission = 77
     case interrupted = 130
 
     /// The exit code and the one-line message for an error.

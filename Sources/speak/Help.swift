@@ -25,6 +25,9 @@ let helpText = """
           --play FILE        play an MP3 or WAV file
           --voices-dir DIR   also load voice files (*.json) from DIR; also $SPEAK_VOICES
           --no-wait          fail with exit 75 if another speak is playing, instead of taking turns
+          --cache            play a reply spoken before from the cache speak serve shares; store new ones
+          --remote URL       speak on the machine of the speak serve at URL (POST /play)
+          --token TOKEN      bearer token for --remote (default: $SPEAK_TOKEN)
           --progress         show a progress bar while writing a file
       -q, --quiet            no progress bar
       -h, --help             this help
@@ -37,6 +40,8 @@ let helpText = """
       speak -r 220 -o reply.mp3 -f notes.txt --progress
       speak -a '?'
       speak reply.mp3
+      speak --remote http://10.0.0.5:8080 "Deploy finished"
+      speak serve --port 8080                 (speak serve --help)
 
     exit codes:
       0    spoken (or written) completely
@@ -47,5 +52,6 @@ let helpText = """
       69   no playback device: pick one with -a, or write a file with -o
       73   the output file cannot be written
       75   device busy: another program (or, with --no-wait, another speak) is playing
+      77   --remote: the server refused the token
       130  interrupted (Ctrl-C); the sound stops at once
     """

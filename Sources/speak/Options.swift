@@ -19,6 +19,9 @@ struct Options {
     var voicesDirectory: String?
     var waitForTurn = true
     var progress = false
+    var cache = false
+    var remote: String?
+    var token: String?
     var quiet = false
     var help = false
     var version = false
@@ -37,6 +40,7 @@ struct Options {
         "-f": \.inputFile, "--input-file": \.inputFile,
         "--play": \.playFile,
         "--voices-dir": \.voicesDirectory,
+        "--remote": \.remote, "--token": \.token,
     ]
     }
     private static var numeric: [String: (WritableKeyPath<Options, Int?>, ClosedRange<Int>, String)] {
@@ -50,7 +54,7 @@ struct Options {
     }
     private static var switches: [String: WritableKeyPath<Options, Bool>] {
         [
-        "--ssml": \.ssml, "--progress": \.progress, "-q": \.quiet, "--quiet": \.quiet,
+        "--ssml": \.ssml, "--progress": \.progress, "--cache": \.cache, "-q": \.quiet, "--quiet": \.quiet,
         "-h": \.help, "--help": \.help, "--version": \.version,
     ]
     }

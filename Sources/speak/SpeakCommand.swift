@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakServer
 
 /// `speak [options] [text…]`: speaks, writes a file, plays a file, or lists voices and devices.
 struct SpeakCommand {
@@ -32,6 +33,7 @@ struct SpeakCommand {
         if let file = options.playFile ?? audioFileArgument { return try playFile(file) }
 
         let text = try readText()
+        if let remote = options.remote { return try RemoteSpeaker(url: remote, token: options.token).play(text, options: options) }
         let speech = SpeechOptions(
             voice: try catalog.voice(named: options.voiceName ?? VoiceCatalog.defaultVoiceName),
             rate: options.rate, pitch: options.pitch, volume: options.volume, ssml: options.ssml)
@@ -49,9 +51,28 @@ struct SpeakCommand {
                 }
             }
         }
+        if options.cache { return try speakCached(text, speech, synthesizer) }
         try player.play(sampleRate: synthesizer.sampleRate) { write in
             try synthesizer.synthesize(text, options: speech, onChunk: write)
         }
+    }
+
+    /// `--cache`: a reply spoken before plays from the cache `speak serve` shares (so a repeated
+    /// confirmation starts at once); a new one is spoken as it is synthesised and stored meanwhile.
+    private func speakCached(_ text: String, _ speech: SpeechOptions, _ synthesizer: EspeakSynthesizer) throws {
+        let cache = try ReplyCache(directory: URL(fileURLWithPath: ServeCommand.defaultCacheDirectory), maximumBytes: ServerConfiguration().cacheBytes)
+        let key = ReplyKey(speaking: text, voice: speech.voice, rate: speech.rate, pitch: speech.pitch, volume: speech.volume, format: "mp3")
+        if let mp3 = cache.data(for: key), let pcm = try? PCMBuffer(audio: mp3) { return try player.play(pcm) }
+        let entry = try cache.beginEntry(for: key)
+        let encoder = try MP3Encoder(inputRate: synthesizer.sampleRate)
+        try player.play(sampleRate: synthesizer.sampleRate) { write in
+            try synthesizer.synthesize(text, options: speech) { samples in
+                try write(samples)
+                try entry.append(encoder.encode(Array(samples)))
+            }
+        }
+        try entry.append(encoder.finish())
+        try entry.commit()
     }
 
     private var player: Player {

@@ -124,4 +124,48 @@ final class PlaybackTests {
         speaking.send(SIGINT)
         #expect(speaking.wait().status == 130)
     }
+
+    func heardSeconds(since mark: Listener.Mark) throws -> Double {
+        usleep(300_000)
+        return Double(try heardSpan(server.heard(since: mark)).count) / Double(AudioServer.sampleRate)
+    }
+
+    @Test("speak --remote plays on the server's device through POST /play, and returns once heard")
+    func remotePlay() throws {
+        let service = try RunningServer(environment: server.environment)
+        let arguments = ["Spoken on another machine."]
+        let expected = try synthesisedSpan(arguments)
+        let mark = server.now
+        let result = try Speak.run(["--remote", service.url, "--token", service.token] + arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        let recording = server.heard(since: mark)
+        let span = try heardSpan(recording)
+        #expect(recording.time(ofSample: span.upperBound) <= result.exitTime)
+        #expect(abs(try heardSeconds(since: mark) - expected) <= 0.020)
+
+        let refused = try Speak.run(["--remote", service.url, "--token", "wrong", "Hi"])
+        #expect(refused.status == 77)
+        #expect(refused.stderr.contains("refused the token"))
+    }
+
+    @Test("speak --cache plays a repeated reply from the cache speak serve shares")
+    func cachedConfirmation() throws {
+        var environment = server.environment
+        environment["XDG_CACHE_HOME"] = scratch.appendingPathComponent("cache-home").path
+        let cache = scratch.appendingPathComponent("cache-home/speak")
+        let first = try Speak.run(["--cache", "Build passed."], environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        let entries = try FileManager.default.contentsOfDirectory(at: cache, includingPropertiesForKeys: nil).filter { !$0.lastPathComponent.hasPrefix(".") }
+        try #require(entries.count == 1)
+        // Swap the cached reply for a longer one: the second run must play what the cache holds.
+        let other = scratch.appendingPathComponent("other.mp3")
+        #expect(try Speak.run(["-o", other.path, "This reply came from the cache, not from espeak-ng."]).status == 0)
+        try Data(contentsOf: other).write(to: entries[0])
+        let cached = try PCMBuffer(audio: Data(contentsOf: other))
+        let expected = Double(try #require(cached.audibleSpan(threshold: Self.threshold)).count) / Double(cached.sampleRate)
+        let mark = server.now
+        let second = try Speak.run(["--cache", "Build passed."], environment: environment)
+        #expect(second.status == 0)
+        #expect(abs(try heardSeconds(since: mark) - expected) <= 0.020)
+    }
 }

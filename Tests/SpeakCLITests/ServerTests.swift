@@ -1,0 +1,274 @@
+import Foundation
+import SpeakKit
+import Testing
+
+/// `speak serve`, started for real on a free port and called with curl and the `openai` package.
+@Suite("speak serve", .serialized)
+final class ServerTests {
+    let server: RunningServer
+
+    init() throws { server = try RunningServer() }
+
+    func duration(_ mp3: Data) throws -> Double { try PCMBuffer(audio: mp3).duration }
+
+    @Test("/health needs no token; everything else answers 401 without a valid one, in OpenAI's error shape")
+    func authentication() throws {
+        #expect(try curl(["\(server.url)/health"]).status == 200)
+        for headers in [[], ["-H", "Authorization: Bearer wrong"], ["-H", "Authorization: Basic abc"], ["-H", "Authorization: Bearer"]] {
+            let reply = try curl(headers + ["\(server.url)/voices"])
+            #expect(reply.status == 401)
+            let error = try #require(reply.json?["error"] as? [String: Any])
+            #expect(error["type"] as? String == "authentication_error")
+            #expect(error.keys.sorted() == ["code", "message", "param", "type"])
+        }
+        #expect(try server.authorized(["\(server.url)/voices"]).status == 200)
+    }
+
+    @Test("SIGHUP reloads the tokens file")
+    func reloadTokens() throws {
+        let newToken = "another-token"
+        #expect(try curl(["-H", "Authorization: Bearer \(newToken)", "\(server.url)/voices"]).status == 401)
+        let line = try Speak.run(["serve", "--hash-token", newToken, "--name", "second"]).stdout
+        try Data((try String(contentsOf: server.tokensFile, encoding: .utf8) + line).utf8).write(to: server.tokensFile)
+        server.process.send(SIGHUP)
+        var status = 0
+        for _ in 0..<100 where status != 200 {
+            usleep(20_000)
+            status = try curl(["-H", "Authorization: Bearer \(newToken)", "\(server.url)/voices"]).status
+        }
+        #expect(status == 200)
+    }
+
+    @Test("POST /api/speak is the mobile client's contract: JSON in, audio/mpeg out")
+    func apiSpeak() throws {
+        let reply = try server.authorized([
+            "-H", "Content-Type: application/json", "-d", #"{"text": "Na gode! Mun karɓi saƙonku.", "voice": "nadia"}"#, "\(server.url)/api/speak",
+        ])
+        #expect(reply.status == 200, "\(reply.text)")
+        #expect(reply.headers["content-type"] == "audio/mpeg")
+        let seconds = try duration(reply.body)
+        #expect(seconds > 1.2 && seconds < 4, "\(seconds) s")
+    }
+
+    @Test("GET /speak: ETag and Cache-Control, a cache hit serves the same bytes, If-None-Match gets 304")
+    func getSpeakCaching() throws {
+        let url = "\(server.url)/speak?text=Cached%20reply%20please&voice=ava&rate=190"
+        let first = try server.authorized([url])
+        #expect(first.status == 200)
+        #expect(first.headers["x-speak-cache"] == "miss")
+        let etag = try #require(first.headers["etag"])
+        #expect(first.headers["cache-control"]?.contains("max-age") == true)
+        let second = try server.authorized([url])
+        #expect(second.headers["x-speak-cache"] == "hit")
+        #expect(second.body == first.body)
+        #expect(second.headers["etag"] == etag)
+        let notModified = try server.authorized(["-H", "If-None-Match: \(etag)", url])
+        #expect(notModified.status == 304)
+        #expect(notModified.body.isEmpty)
+        // Another rate is another reply.
+        let faster = try server.authorized(["\(server.url)/speak?text=Cached%20reply%20please&voice=ava&rate=300"])
+        #expect(faster.headers["etag"] != etag)
+        #expect(try duration(faster.body) < duration(first.body))
+    }
+
+    @Test("POST /speak takes JSON with rate and pitch")
+    func postSpeak() throws {
+        let reply = try server.authorized(["-d", #"{"text": "Posted.", "voice": "oliver", "rate": 150, "pitch": 30}"#, "\(server.url)/speak"])
+        #expect(reply.status == 200)
+        #expect(try duration(reply.body) > 0.4)
+    }
+
+    @Test("an uncached reply streams as one continuous MP3 while it is synthesised")
+    func streaming() throws {
+        let text = (1...40).map { "This is sentence number \($0) of a long reply." }.joined(separator: " ")
+        let reply = try server.authorized(["-d", try jsonBody(["text": text]), "\(server.url)/speak"])
+        #expect(reply.status == 200)
+        #expect(reply.headers["transfer-encoding"] == "chunked")
+        // The first bytes left well before the last: synthesis of ~2 minutes of speech was still going.
+        #expect(reply.firstByte < reply.total * 0.5, "first byte \(reply.firstByte) s of \(reply.total) s")
+        // One stream: no ID3 or Info/Xing header anywhere, and it decodes as a whole.
+        for marker in ["ID3", "Xing", "Info"] { #expect(reply.body.range(of: Data(marker.utf8)) == nil) }
+        let seconds = try duration(reply.body)
+        #expect(seconds > 60, "\(seconds) s")
+    }
+
+    @Test("/voices and /v1/models list what there is")
+    func listings() throws {
+        let voices = try #require(try server.authorized(["\(server.url)/voices"]).json?["voices"] as? [[String: Any]])
+        #expect(voices.contains { $0["name"] as? String == "nadia" && $0["language"] as? String == "ha" })
+        let models = try #require(try server.authorized(["\(server.url)/v1/models"]).json?["data"] as? [[String: Any]])
+        #expect(models.contains { $0["id"] as? String == "tts-1" })
+    }
+
+    @Test("/ready checks the engine")
+    func ready() throws {
+        let reply = try server.authorized(["\(server.url)/ready"])
+        #expect(reply.status == 200, "\(reply.text)")
+        #expect(reply.json?["ready"] as? Bool == true)
+    }
+
+    @Test("bad requests: malformed JSON, unknown voice, no text, too long, wrong method, unknown path")
+    func badRequests() throws {
+        let cases: [([String], Int, String)] = [
+            (["-d", "{not json", "\(server.url)/speak"], 400, "JSON"),
+            (["-d", #"{"text": "hi", "voice": "nadai"}"#, "\(server.url)/api/speak"], 400, "did you mean 'nadia'"),
+            (["-d", #"{"voice": "nadia"}"#, "\(server.url)/api/speak"], 400, "'text' is required"),
+            (["-d", try jsonBody(["text": String(repeating: "a", count: 4097)]), "\(server.url)/speak"], 400, "limit is 4096"),
+            (["-d", #"{"text": "hi", "rate": 5000}"#, "\(server.url)/speak"], 400, "rate must be"),
+            (["-X", "DELETE", "\(server.url)/speak"], 405, "not allowed"),
+            (["\(server.url)/nowhere"], 404, "no such endpoint"),
+        ]
+        for (arguments, status, message) in cases {
+            let reply = try server.authorized(arguments)
+            #expect(reply.status == status, "\(arguments.last!): \(reply.text)")
+            #expect(reply.errorMessage?.contains(message) == true, "\(reply.text)")
+        }
+    }
+
+    @Test("a body over the limit gets 413 without the server reading it whole")
+    func bodyTooLarge() throws {
+        let big = Data(repeating: 0x61, count: 8 << 20)
+        let reply = try server.authorized(["-H", "Content-Type: application/json", "--data-binary", "@-", "\(server.url)/speak"], input: big)
+        #expect(reply.status == 413)
+        #expect(reply.errorMessage?.contains("larger than") == true)
+    }
+
+    @Test("the openai package works unchanged against /v1/audio/speech", arguments: ["mp3", "wav", "pcm"])
+    func openAIClient(format: String) throws {
+        let output = server.directory.appendingPathComponent("openai.\(format)")
+        let script = """
+            from openai import OpenAI
+            client = OpenAI(base_url="\(server.url)/v1", api_key="\(server.token)")
+            response = client.audio.speech.create(model="tts-1", voice="alloy", input="Hello from the OpenAI client.", response_format="\(format)", speed=1.25)
+            response.write_to_file("\(output.path)")
+            """
+        let result = try Subprocess.run("/usr/bin/env", ["python3", "-c", script])
+        #expect(result.status == 0, "\(result.stderr)")
+        let data = try Data(contentsOf: output)
+        let seconds: Double =
+            switch format {
+            case "pcm": Double(data.count) / 48000  // 24 kHz, 16-bit mono, as OpenAI's pcm
+            default: try PCMBuffer(audio: data).duration
+            }
+        #expect(seconds > 1 && seconds < 3, "\(format): \(seconds) s")
+    }
+
+    @Test("the openai package sees a 400 in OpenAI's shape for an unsupported format")
+    func openAIErrors() throws {
+        let script = """
+            import openai
+            client = openai.OpenAI(base_url="\(server.url)/v1", api_key="\(server.token)")
+            try:
+                client.audio.speech.create(model="tts-1", voice="alloy", input="Hi", response_format="opus")
+            except openai.BadRequestError as error:
+                print(error.status_code, error.body["message"], error.body["param"])
+            """
+        let result = try Subprocess.run("/usr/bin/env", ["python3", "-c", script])
+        #expect(result.stdout.hasPrefix("400 response_format 'opus' is not supported"), "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("response_format\n"))
+    }
+
+    func jsonBody(_ object: [String: Any]) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+    }
+}
+
+/// Servers configured for one scenario each.
+@Suite("speak serve, configured", .serialized)
+struct ServerScenarioTests {
+    @Test("per-token rate limit: 429 with Retry-After")
+    func rateLimit() throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("rate-\(UUID()).json")
+        try Data(#"{"rateLimitPerMinute": 6, "rateLimitBurst": 3}"#.utf8).write(to: config)
+        let server = try RunningServer(["--config", config.path])
+        let statuses = try (0..<5).map { _ in try server.authorized(["\(server.url)/voices"]) }
+        #expect(statuses.prefix(3).allSatisfy { $0.status == 200 })
+        let limited = try #require(statuses.last)
+        #expect(limited.status == 429)
+        #expect(Int(limited.headers["retry-after"] ?? "") ?? 0 >= 1)
+        #expect((limited.json?["error"] as? [String: Any])?["type"] as? String == "rate_limit_error")
+    }
+
+    @Test("the cache stays within its bound, evicting the least recently used replies")
+    func cacheEviction() throws {
+        let server = try RunningServer(["--cache-bytes", "20000"])
+        let texts = (1...12).map { "Reply number \($0) for the eviction test." }
+        for text in texts {
+            let reply = try server.authorized(["-d", #"{"text": "\#(text)"}"#, "\(server.url)/speak"])
+            #expect(reply.status == 200)
+        }
+        let files = try FileManager.default.contentsOfDirectory(at: server.cacheDirectory, includingPropertiesForKeys: [.fileSizeKey])
+        let bytes = try files.reduce(0) { $0 + (try $1.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0) }
+        #expect(bytes <= 20000)
+        #expect(files.count >= 2 && files.count < texts.count)
+        // The newest reply is still there; the oldest is not.
+        let newest = try server.authorized(["-d", #"{"text": "\#(texts.last!)"}"#, "\(server.url)/speak"])
+        #expect(newest.headers["x-speak-cache"] == "hit")
+        let oldest = try server.authorized(["-d", #"{"text": "\#(texts.first!)"}"#, "\(server.url)/speak"])
+        #expect(oldest.headers["x-speak-cache"] == "miss")
+    }
+
+    @Test("the cache survives a restart")
+    func cacheSurvivesRestart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID())")
+        let body = #"{"text": "Remember me after a restart."}"#
+        let first = try RunningServer(directory: directory)
+        #expect(try first.authorized(["-d", body, "\(first.url)/speak"]).headers["x-speak-cache"] == "miss")
+        #expect(first.stop().status == 0)
+        let second = try RunningServer(directory: directory)
+        #expect(try second.authorized(["-d", body, "\(second.url)/speak"]).headers["x-speak-cache"] == "hit")
+    }
+
+    @Test("SIGTERM lets a request in flight finish, and leaves nothing half-written in the cache")
+    func gracefulShutdown() throws {
+        let server = try RunningServer()
+        let text = (1...60).map { "Sentence \($0) keeps the worker busy for a while." }.joined(separator: " ")
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: ["text": text]), as: UTF8.self)
+        let output = server.directory.appendingPathComponent("inflight.mp3")
+        let request = try Subprocess(
+            "/usr/bin/curl", ["-s", "-o", output.path, "-w", "%{http_code}", "-H", "Authorization: Bearer \(server.token)", "-d", body, "\(server.url)/speak"])
+        usleep(150_000)
+        let stopped = server.stop()
+        let answered = request.wait()
+        #expect(stopped.status == 0)
+        #expect(answered.stdout == "200")
+        #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 100)
+        let names = try FileManager.default.contentsOfDirectory(atPath: server.cacheDirectory.path)
+        #expect(names.allSatisfy { !$0.hasPrefix(".tmp-") }, "\(names)")
+        // After shutdown nothing listens.
+        #expect((try? curl(["--max-time", "2", "\(server.url)/health"]))?.status != 200)
+    }
+
+    @Test("one speak serve is another's upstream; when it stops, a local voice answers and says so")
+    func upstreamAndFallback() throws {
+        let upstream = try RunningServer()
+        let voices = FileManager.default.temporaryDirectory.appendingPathComponent("voices-\(UUID())")
+        try FileManager.default.createDirectory(at: voices, withIntermediateDirectories: true)
+        let keyFile = voices.appendingPathComponent("upstream.key")
+        try Data("\(upstream.token)\n".utf8).write(to: keyFile)
+        let voice = """
+            {"name": "relay", "language": "ha", "espeakVoice": "sw", "rate": 160, "pitch": 50, "description": "nadia, fetched from upstream",
+             "upstream": {"api": "speak", "url": "\(upstream.url)", "voice": "nadia", "keyFile": "\(keyFile.path)", "timeout": 5, "fallback": "default"}}
+            """
+        try Data(voice.utf8).write(to: voices.appendingPathComponent("relay.json"))
+        let front = try RunningServer(["--voices-dir", voices.path])
+
+        let fetched = try front.authorized(["-d", #"{"text": "Na gode!", "voice": "relay"}"#, "\(front.url)/api/speak"])
+        #expect(fetched.status == 200, "\(fetched.text)")
+        #expect(fetched.headers["x-speak-upstream"] == upstream.url)
+        #expect(fetched.headers["x-speak-fallback"] == nil)
+        // The same words from the upstream directly: the relay passed them through.
+        let direct = try upstream.authorized(["-d", #"{"text": "Na gode!", "voice": "nadia"}"#, "\(upstream.url)/api/speak"])
+        #expect(direct.body == fetched.body)
+        // The key went upstream only: it is in no response header or body of the front server.
+        #expect(!fetched.headers.values.contains { $0.contains(upstream.token) })
+
+        #expect(upstream.stop().status == 0)
+        let fallback = try front.authorized(["-d", #"{"text": "Sannu da zuwa.", "voice": "relay"}"#, "\(front.url)/api/speak"])
+        #expect(fallback.status == 200)
+        #expect(fallback.headers["x-speak-fallback"] == "default")
+        #expect(try PCMBuffer(audio: fallback.body).duration > 0.5)
+        let ready = try front.authorized(["\(front.url)/ready"])
+        #expect(ready.status == 503)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// A real `speak serve` on a free port, with its own tokens file and cache directory.
+final class RunningServer {
+    let port: Int
+    let directory: URL
+    let token = "test-token-\(UUID().uuidString.prefix(8))"
+    let process: Subprocess
+    var url: String { "http://127.0.0.1:\(port)" }
+    var tokensFile: URL { directory.appendingPathComponent("tokens") }
+    var cacheDirectory: URL { directory.appendingPathComponent("cache") }
+
+    /// `extra` flags go after the defaults (later flags win); `environment` adds to the test's.
+    init(_ extra: [String] = [], environment: [String: String] = [:], directory: URL? = nil) throws {
+        self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("speak-serve-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        let hashed = try Speak.run(["serve", "--hash-token", token, "--name", "tests"])
+        try Data(hashed.stdout.utf8).write(to: tokensFile)
+        port = try Self.freePort()
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { $1 }
+        process = try Speak.start(
+            ["serve", "--port", String(port), "--tokens", tokensFile.path, "--cache-dir", cacheDirectory.path, "--workers", "2"] + extra,
+            environment: variables)
+        try waitUntilHealthy()
+    }
+
+    deinit {
+        process.send(SIGKILL)
+        _ = process.wait()
+    }
+
+    /// Stops with SIGTERM and returns how it exited.
+    func stop() -> Subprocess.Result {
+        process.send(SIGTERM)
+        return process.wait()
+    }
+
+    private func waitUntilHealthy() throws {
+        for _ in 0..<200 {
+            if (try? curl(["\(url)/health"]))?.status == 200 { return }
+            usleep(25_000)
+        }
+        throw TestFailure("speak serve did not come up on port \(port)")
+    }
+
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0 else { throw TestFailure("no free port") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// `curl` with the server's token.
+    func authorized(_ arguments: [String]) throws -> HTTPReply {
+        try curl(["-H", "Authorization: Bearer \(token)"] + arguments)
+    }
+}
+
+/// What curl got back.
+struct HTTPReply {
+    var status: Int
+    /// Header names lowercased.
+    var headers: [String: String]
+    var body: Data
+    var text: String { String(decoding: body, as: UTF8.self) }
+    /// Seconds to the first byte and in all, as curl measured them.
+    var firstByte: Double
+    var total: Double
+
+    var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
+    /// OpenAI's error shape: `{"error": {"message", "type", "param", "code"}}`.
+    var errorMessage: String? { (json?["error"] as? [String: Any])?["message"] as? String }
+}
+
+/// Runs the real `curl` and parses status, headers and body.
+func curl(_ arguments: [String], input: Data? = nil) throws -> HTTPReply {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(atPath: scratch.path + ".headers"); try? FileManager.default.removeItem(atPath: scratch.path + ".body") }
+    let result = try Subprocess.run(
+        "/usr/bin/curl",
+        ["-s", "-S", "-D", scratch.path + ".headers", "-o", scratch.path + ".body", "-w", "%{http_code} %{time_starttransfer} %{time_total}", "--max-time", "120"]
+            + arguments, input: input)
+    let figures = result.stdout.split(separator: " ")
+    guard figures.count == 3, let status = Int(figures[0]) else { throw TestFailure("curl failed: \(result.stderr)") }
+    var headers: [String: String] = [:]
+    let headerText = (try? String(contentsOfFile: scratch.path + ".headers", encoding: .utf8)) ?? ""
+    // Only the last response's headers (after any 100 Continue).
+    for line in headerText.components(separatedBy: "\r\n\r\n").filter({ !$0.isEmpty }).last?.split(separator: "\r\n") ?? [] {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    return HTTPReply(
+        status: status, headers: headers, body: (try? Data(contentsOf: URL(fileURLWithPath: scratch.path + ".body"))) ?? Data(),
+        firstByte: Double(figures[1]) ?? 0, total: Double(figures[2]) ?? 0)
+}
