@@ -88,6 +88,6 @@ struct SpeechOrder {
     var cacheKey: ReplyKey { ReplyKey(speaking: text, voice: voice, rate: rate, pitch: pitch, format: format.rawValue) }
 
     var request: SynthesisRequest {
-        SynthesisRequest(voice: voice, text: text, rate: rate, pitch: pitch, format: format)
+        SynthesisRequest(text: text, options: SpeechOptions(voice: voice, rate: rate, pitch: pitch), format: format)
     }
 }
