@@ -99,7 +99,7 @@ public final class SpeechService: @unchecked Sendable {
         }
         headers.append(("X-Speak-Cache", "miss"))
         if let upstream = order.voice.upstream {
-            return HTTPResponse(body: .deferred { [self] in fetch(order, from: upstream, headers: headers) })
+            return HTTPResponse(body: .deferred { [self, headers] in fetch(order, from: upstream, headers: headers) })
         }
         return HTTPResponse(headers: headers, body: .stream { [self] write in try synthesize(order, key: key, write: write) })
     }

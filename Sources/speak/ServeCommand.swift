@@ -88,8 +88,7 @@ enum ServeCommand {
             host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
             maximumBodyBytes: configuration.maximumBodyBytes, handler: service.respond)
         if tokens == nil { FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8)) }
-        print("speak serve: listening on http://\(configuration.host):\(server.port)")
-        fflush(stdout)
+        FileHandle.standardOutput.write(Data("speak serve: listening on http://\(configuration.host):\(server.port)\n".utf8))
 
         let stopped = DispatchSemaphore(value: 0)
         let signals = SignalHandlers()
