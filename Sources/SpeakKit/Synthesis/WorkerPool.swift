@@ -1,0 +1,218 @@
+import Foundation
+
+/// A failure of synthesis in a worker process: the worker's own message (an unknown espeak-ng
+/// voice, say), or what happened to the worker (it died, the pool is shut down).
+public struct WorkerError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+
+    public init(_ message: String) { self.message = message }
+
+    init(systemCall: String) { self.init("\(systemCall) failed: \(String(cString: strerror(errno)))") }
+
+    public var description: String { message }
+}
+
+/// The server side of ``SynthesisWorker``: a fixed number of `speak worker` processes, each
+/// serving one reply at a time, so synthesis uses every core.
+///
+/// Children are started with posix_spawn rather than Foundation's `Process`, whose
+/// `waitUntilExit` can hang off the main thread. glibc has no `POSIX_SPAWN_CLOEXEC_DEFAULT`, so a
+/// child inherits every descriptor not marked close-on-exec: the pool marks its own, and the
+/// server must open its listening and client sockets with `SOCK_CLOEXEC`, or a worker would hold
+/// them open.
+public final class WorkerPool: @unchecked Sendable {
+    private struct Worker {
+        let pid: pid_t
+        /// The parent's end of a socket pair: the child's standard input and output. A socket,
+        /// not pipes, so writes can pass `MSG_NOSIGNAL`: a dead worker gives EPIPE, not a SIGPIPE
+        /// that would kill the server.
+        let socket: Int32
+    }
+
+    private let executable: URL
+    private let arguments: [String]
+    // Guards everything below.
+    private let condition = NSCondition()
+    private var idle: [Worker] = []
+    /// Workers started and not yet stopped, idle or busy.
+    private var running = 0
+    private var isShutDown = false
+
+    public init(executable: URL, arguments: [String] = ["worker"], size: Int) throws {
+        precondition(size > 0, "a worker pool needs at least one worker")
+        self.executable = executable
+        self.arguments = arguments
+        do {
+            for _ in 0..<size { idle.append(try spawn()) }
+        } catch {
+            idle.forEach { stop($0, kill: true) }
+            throw error
+        }
+        running = size
+    }
+
+    deinit { shutdown() }
+
+    /// Synthesises `request` in the next free worker, handing the encoded reply to `onChunk` piece
+    /// by piece as the worker produces it. Blocks the calling thread (one of the HTTP server's
+    /// pool) for the reply, and first until a worker is free if all are busy.
+    ///
+    /// Throws ``WorkerError`` when the worker reports a failure or dies, and rethrows what
+    /// `onChunk` throws; either way the worker is ready, or replaced, for the next request.
+    public func synthesize(_ request: SynthesisRequest, onChunk: (Data) throws -> Void) throws {
+        // JSONEncoder escapes newlines inside strings, so the request is exactly one line.
+        let line = try JSONEncoder().encode(request) + [0x0A]
+        let worker = try checkOut()
+        var readyForNext = false
+        defer { checkIn(worker, replace: !readyForNext) }
+        try send(line, to: worker)
+        while true {
+            let (type, payload) = try readFrame(from: worker)
+            switch type {
+            case .data:
+                // If the consumer throws (its client went away), the rest of this reply is still
+                // coming; the worker is killed and replaced rather than drained, as draining a
+                // long text would hold a core for seconds to produce audio nobody hears.
+                try onChunk(payload)
+            case .end:
+                readyForNext = true
+                return
+            case .error:
+                readyForNext = true
+                throw WorkerError(String(decoding: payload, as: UTF8.self))
+            }
+        }
+    }
+
+    /// Stops every worker: idle ones now, busy ones as their replies end. Waiting and later
+    /// requests fail with ``WorkerError``.
+    public func shutdown() {
+        condition.lock()
+        isShutDown = true
+        let stopping = idle
+        idle = []
+        running -= stopping.count
+        condition.broadcast()
+        condition.unlock()
+        stopping.forEach { stop($0, kill: false) }
+    }
+
+    /// The idle workers' process IDs, for tests.
+    var idleProcessIDs: [pid_t] { condition.withLock { idle.map(\.pid) } }
+
+    private func checkOut() throws -> Worker {
+        condition.lock()
+        defer { condition.unlock() }
+        while idle.isEmpty && running > 0 && !isShutDown { condition.wait() }
+        guard !isShutDown else { throw WorkerError("the synthesis worker pool is shut down") }
+        guard let worker = idle.popLast() else { throw WorkerError("no synthesis worker is running: none could be started") }
+        return worker
+    }
+
+    private func checkIn(_ worker: Worker, replace: Bool) {
+        var worker: Worker? = worker
+        if replace {
+            stop(worker!, kill: true)
+            worker = condition.withLock { isShutDown } ? nil : try? spawn()
+        }
+        condition.lock()
+        if let worker, !isShutDown {
+            idle.append(worker)
+            condition.signal()
+            condition.unlock()
+            return
+        }
+        // One worker fewer: waiters must see it, in case it was the last.
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
+        if let worker { stop(worker, kill: false) }
+    }
+
+    /// Closing the socket ends the worker's input, so it exits; `kill` is for one mid-reply.
+    private func stop(_ worker: Worker, kill: Bool) {
+        if kill { Foundation.kill(worker.pid, SIGKILL) }
+        close(worker.socket)
+        var status: Int32 = 0
+        while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
+    }
+
+    private func spawn() throws -> Worker {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw WorkerError(systemCall: "socketpair")
+        }
+        let (parentEnd, childEnd) = (ends[0], ends[1])
+        defer { close(childEnd) }
+
+        // dup2 onto 0 and 1 clears close-on-exec on the copies only.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, childEnd, STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, childEnd, STDOUT_FILENO)
+
+        // The server may block or catch signals; the worker starts clean. Its own process group
+        // keeps a terminal's Ctrl-C for the server, which then shuts the pool down; a worker
+        // whose server dies anyway exits when its input ends.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        sigfillset(&signals)
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let code = posix_spawn(&pid, executable.path, &actions, &attributes, argv, environ)
+        guard code == 0 else {
+            close(parentEnd)
+            throw WorkerError("cannot start \(executable.path): \(String(cString: strerror(code)))")
+        }
+        return Worker(pid: pid, socket: parentEnd)
+    }
+
+    private func send(_ data: Data, to worker: Worker) throws {
+        try data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = Foundation.send(worker.socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                if sent < 0 && errno == EINTR { continue }
+                guard sent > 0 else { throw died(worker) }
+                offset += sent
+            }
+        }
+    }
+
+    private func readFrame(from worker: Worker) throws -> (WorkerFrame, Data) {
+        let header = try read(WorkerFrame.headerBytes, from: worker)
+        let length = header[1..<5].reduce(0) { $0 << 8 | Int($1) }
+        guard let type = WorkerFrame(rawValue: header[0]) else {
+            throw WorkerError("synthesis worker \(worker.pid) sent a frame of unknown type \(header[0])")
+        }
+        return (type, try read(length, from: worker))
+    }
+
+    private func read(_ count: Int, from worker: Worker) throws -> Data {
+        var data = Data(count: count)
+        try data.withUnsafeMutableBytes { bytes in
+            var offset = 0
+            while offset < count {
+                let received = Foundation.read(worker.socket, bytes.baseAddress! + offset, count - offset)
+                if received < 0 && errno == EINTR { continue }
+                guard received > 0 else { throw died(worker) }
+                offset += received
+            }
+        }
+        return data
+    }
+
+    private func died(_ worker: Worker) -> WorkerError {
+        WorkerError("synthesis worker \(worker.pid) has quit (crashed or was killed); it is being replaced")
+    }
+}
