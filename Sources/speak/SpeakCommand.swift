@@ -10,11 +10,6 @@ struct SpeakCommand {
     let options: Options
 
     static func main(_ arguments: [String]) -> Int32 {
-        // `speak worker`: a synthesis process of `speak serve`'s WorkerPool (not in --help).
-        if arguments == ["worker"] {
-            SynthesisWorker.serve(input: .standardInput, output: .standardOutput)
-            return ExitCode.success.rawValue
-        }
         var device = Player.defaultDevice
         do {
             let options = try Options(arguments: arguments)

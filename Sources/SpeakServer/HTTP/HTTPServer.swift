@@ -87,8 +87,8 @@ public final class HTTPServer: @unchecked Sendable {
     fileprivate func handle(_ connection: OpaquePointer, _ exchange: Exchange, upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>) -> MHD_Result {
         if uploadSize.pointee > 0 {
             // Keep reading (the client may still be sending) but stop storing past the limit.
-            if exchange.body.count + uploadSize.pointee <= maximumBodyBytes, let upload {
-                exchange.body.append(UnsafeRawPointer(upload).assumingMemoryBound(to: UInt8.self), count: uploadSize.pointee)
+            if exchange.request.body.count + uploadSize.pointee <= maximumBodyBytes, let upload {
+                exchange.request.body.append(UnsafeRawPointer(upload).assumingMemoryBound(to: UInt8.self), count: uploadSize.pointee)
             } else {
                 exchange.bodyTooLarge = true
             }
@@ -160,8 +160,8 @@ public struct HTTPServerError: Error, CustomStringConvertible {
 
 /// One request's state across libmicrohttpd's calls: headers, body so far, a deferred answer.
 final class Exchange: @unchecked Sendable {
+    /// Its body grows as libmicrohttpd hands over the upload.
     var request: HTTPRequest
-    var body = Data()
     var bodyTooLarge = false
     private let lock = NSLock()
     private var deferred: HTTPResponse?
@@ -272,7 +272,7 @@ private func accessHandler(
     return MHD_Result.YES
 }
 
-/// Finishing the exchange: copies the body into the request on the final call.
+/// The request is over (answered, or the connection closed): release its exchange.
 private func requestCompleted(
     _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
     _ reason: MHD_RequestTerminationCode

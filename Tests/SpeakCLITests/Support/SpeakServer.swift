@@ -14,6 +14,8 @@ final class RunningServer {
     init(_ extra: [String] = [], environment: [String: String] = [:], directory: URL? = nil) throws {
         self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("speak-serve-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        let tokensFile = self.directory.appendingPathComponent("tokens")
+        let cacheDirectory = self.directory.appendingPathComponent("cache")
         let hashed = try Speak.run(["serve", "--hash-token", token, "--name", "tests"])
         try Data(hashed.stdout.utf8).write(to: tokensFile)
         port = try Self.freePort()
@@ -58,8 +60,8 @@ final class RunningServer {
     }
 
     /// `curl` with the server's token.
-    func authorized(_ arguments: [String]) throws -> HTTPReply {
-        try curl(["-H", "Authorization: Bearer \(token)"] + arguments)
+    func authorized(_ arguments: [String], input: Data? = nil) throws -> HTTPReply {
+        try curl(["-H", "Authorization: Bearer \(token)"] + arguments, input: input)
     }
 }
 
