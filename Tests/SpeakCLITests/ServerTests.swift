@@ -92,6 +92,13 @@ final class ServerTests {
         #expect(seconds > 60, "\(seconds) s")
     }
 
+    @Test("connections are kept alive between requests")
+    func keepAlive() throws {
+        let result = try Subprocess.run(
+            "/usr/bin/curl", ["-s", "-v", "-o", "/dev/null", "-o", "/dev/null", "-H", "Authorization: Bearer \(server.token)", "\(server.url)/voices", "\(server.url)/v1/models"])
+        #expect(result.stderr.contains("Re-using existing connection"), "\(result.stderr)")
+    }
+
     @Test("/voices and /v1/models list what there is")
     func listings() throws {
         let voices = try #require(try server.authorized(["\(server.url)/voices"]).json?["voices"] as? [[String: Any]])
@@ -270,5 +277,8 @@ struct ServerScenarioTests {
         #expect(try PCMBuffer(audio: fallback.body).duration > 0.5)
         let ready = try front.authorized(["\(front.url)/ready"])
         #expect(ready.status == 503)
+        // Nor is the key in anything the front server logged.
+        let log = front.stop()
+        #expect(!log.stderr.contains(upstream.token) && !log.stdout.contains(upstream.token))
     }
 }
