@@ -32,6 +32,11 @@ public final class SpeechService: @unchecked Sendable {
         self.player = player
     }
 
+    /// Uploads (transcription) may be large and are spooled; everything else is small JSON.
+    public func bodyPolicy(method: String, path: String) -> HTTPServer.BodyPolicy {
+        HTTPServer.BodyPolicy(maximumBytes: configuration.maximumBodyBytes)
+    }
+
     /// The route table.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         do {

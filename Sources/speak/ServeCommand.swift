@@ -86,7 +86,7 @@ enum ServeCommand {
             player: Player(device: configuration.device))
         let server = try HTTPServer(
             host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
-            maximumBodyBytes: configuration.maximumBodyBytes, handler: service.respond)
+            bodyPolicy: service.bodyPolicy, handler: service.respond)
         if tokens == nil { FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8)) }
         FileHandle.standardOutput.write(Data("speak serve: listening on http://\(configuration.host):\(server.port)\n".utf8))
 

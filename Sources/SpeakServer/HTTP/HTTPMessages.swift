@@ -9,6 +9,8 @@ public struct HTTPRequest: Sendable {
     /// Header names lowercased.
     public var headers: [String: String]
     public var body: Data
+    /// The parsed upload, on routes that take multipart/form-data.
+    public var form: MultipartForm?
 
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: Data = Data()) {
         self.method = method

@@ -8,18 +8,30 @@ internal import CMicroHTTPD
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
+    /// How a route takes its body: how much at most (more gets 413: by Content-Length before any
+    /// is read, else as it grows, without storing it), and whether multipart parts are spooled.
+    public struct BodyPolicy: Sendable {
+        public var maximumBytes: Int
+        /// Parse multipart/form-data as it arrives, file parts into this directory.
+        public var multipartSpool: URL?
+        public init(maximumBytes: Int, multipartSpool: URL? = nil) {
+            self.maximumBytes = maximumBytes
+            self.multipartSpool = multipartSpool
+        }
+    }
+    public typealias BodyPolicyProvider = @Sendable (_ method: String, _ path: String) -> BodyPolicy
+
     public let port: Int
     let handler: Handler
-    /// Bodies larger than this get 413 (by Content-Length before any is read, else as they grow).
-    let maximumBodyBytes: Int
+    let bodyPolicy: BodyPolicyProvider
     private var daemon: OpaquePointer?
     private let listener: Int32
     private let inFlight = Counter()
 
     /// Binds `host:port` (port 0 picks a free one) and starts serving.
-    public init(host: String, port: Int, threads: Int, maximumBodyBytes: Int, handler: @escaping Handler) throws {
+    public init(host: String, port: Int, threads: Int, bodyPolicy: @escaping BodyPolicyProvider, handler: @escaping Handler) throws {
         self.handler = handler
-        self.maximumBodyBytes = maximumBodyBytes
+        self.bodyPolicy = bodyPolicy
         (listener, self.port) = try Self.listen(host: host, port: port)
         var options = [
             MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: max(1, threads), ptr_value: nil),
@@ -86,17 +98,12 @@ public final class HTTPServer: @unchecked Sendable {
 
     fileprivate func handle(_ connection: OpaquePointer, _ exchange: Exchange, upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>) -> MHD_Result {
         if uploadSize.pointee > 0 {
-            // Keep reading (the client may still be sending) but stop storing past the limit.
-            if exchange.request.body.count + uploadSize.pointee <= maximumBodyBytes, let upload {
-                exchange.request.body.append(UnsafeRawPointer(upload).assumingMemoryBound(to: UInt8.self), count: uploadSize.pointee)
-            } else {
-                exchange.bodyTooLarge = true
-            }
+            exchange.receive(UnsafeRawBufferPointer(start: upload, count: upload == nil ? 0 : uploadSize.pointee))
             uploadSize.pointee = 0
             return MHD_Result.YES
         }
         if let ready = exchange.takeReady() { return send(ready, on: connection, exchange) }
-        if exchange.bodyTooLarge { return send(tooLarge, on: connection, exchange) }
+        if let failure = exchange.finishBody() { return send(failure.response, on: connection, exchange) }
         let response = handler(exchange.request)
         if case .deferred(let compute) = response.body {
             exchange.beginDeferred()
@@ -114,11 +121,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Called before any of the body is read: a declared length over the limit is refused now.
     fileprivate func refusesUpfront(_ exchange: Exchange) -> Bool {
         guard let length = exchange.request.header("Content-Length").flatMap(Int.init) else { return false }
-        return length > maximumBodyBytes
-    }
-
-    var tooLarge: HTTPResponse {
-        HTTPError(413, "request body is larger than \(maximumBodyBytes) bytes", code: "request_too_large").response
+        return length > exchange.policy.maximumBytes
     }
 
     fileprivate func send(_ response: HTTPResponse, on connection: OpaquePointer, _ exchange: Exchange) -> MHD_Result {
@@ -160,14 +163,51 @@ public struct HTTPServerError: Error, CustomStringConvertible {
 
 /// One request's state across libmicrohttpd's calls: headers, body so far, a deferred answer.
 final class Exchange: @unchecked Sendable {
-    /// Its body grows as libmicrohttpd hands over the upload.
+    /// Its body (or form) grows as libmicrohttpd hands over the upload.
     var request: HTTPRequest
-    var bodyTooLarge = false
+    let policy: HTTPServer.BodyPolicy
+    private var received = 0
+    private var failure: HTTPError?
+    private var multipart: MultipartParser?
     private let lock = NSLock()
     private var deferred: HTTPResponse?
     private var waiting = false
 
-    init(request: HTTPRequest) { self.request = request }
+    init(request: HTTPRequest, policy: HTTPServer.BodyPolicy) {
+        self.request = request
+        self.policy = policy
+        if let spool = policy.multipartSpool, let boundary = MultipartParser.boundary(contentType: request.header("Content-Type")) {
+            multipart = MultipartParser(boundary: boundary, spool: spool)
+        }
+    }
+
+    /// Spooled uploads live as long as their request.
+    deinit { multipart?.spooled.forEach { try? FileManager.default.removeItem(at: $0) } }
+
+    /// The next piece of the body. Past the limit or a parse error, the rest is read and dropped.
+    func receive(_ bytes: UnsafeRawBufferPointer) {
+        received += bytes.count
+        guard failure == nil else { return }
+        guard received <= policy.maximumBytes else {
+            failure = HTTPError(413, "request body is larger than \(policy.maximumBytes) bytes", code: "request_too_large")
+            return
+        }
+        do {
+            if let multipart { try multipart.feed(bytes) } else { request.body.append(contentsOf: bytes) }
+        } catch let error as HTTPError {
+            failure = error
+        } catch {
+            failure = HTTPError(400, "cannot read the upload: \(error)")
+        }
+    }
+
+    /// The whole body has arrived: completes the form, or gives the error to answer with.
+    func finishBody() -> HTTPError? {
+        if failure == nil, let multipart {
+            do { request.form = try multipart.finish() } catch { failure = error as? HTTPError ?? HTTPError(400, "\(error)") }
+        }
+        return failure
+    }
 
     func beginDeferred() { lock.withLock { waiting = true } }
     func finishDeferred(_ response: HTTPResponse) { lock.withLock { deferred = response } }
@@ -265,10 +305,13 @@ private func accessHandler(
         method: String(cString: method), path: String(cString: url),
         query: values(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND, lowercased: false),
         headers: values(of: connection, kind: MHD_ValueKind.HEADER_KIND, lowercased: true))
-    let exchange = Exchange(request: request)
+    let exchange = Exchange(request: request, policy: server.bodyPolicy(request.method, request.path))
     state.pointee = Unmanaged.passRetained(exchange).toOpaque()
     server.started()
-    if server.refusesUpfront(exchange) { return server.send(server.tooLarge, on: connection, exchange) }
+    if server.refusesUpfront(exchange) {
+        let limit = exchange.policy.maximumBytes
+        return server.send(HTTPError(413, "request body is larger than \(limit) bytes", code: "request_too_large").response, on: connection, exchange)
+    }
     return MHD_Result.YES
 }
 
