@@ -1,0 +1,38 @@
+internal import CFFmpeg
+
+/// A failure reported by FFmpeg's libraries (libavformat, libavcodec, libswresample, libavutil).
+public struct FFmpegError: Error, CustomStringConvertible, Sendable {
+    /// The `AVERROR` code: a negated errno or an FFmpeg tag such as `AVERROR_INVALIDDATA`.
+    public let code: Int32
+    public let function: String
+    /// `av_strerror`'s text for the code.
+    public let message: String
+
+    public var description: String { "FFmpeg: \(function) failed: \(message) (code \(code))" }
+
+    init(code: Int32, function: String) {
+        self.code = code
+        self.function = function
+        message = Self.message(code)
+    }
+
+    /// `av_strerror`'s text for `code`.
+    static func message(_ code: Int32) -> String {
+        var text = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
+        av_strerror(code, &text, text.count)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func outOfMemory(_ function: String) -> FFmpegError { FFmpegError(code: enomem, function: function) }
+
+    /// The result of a call that returns a count or an `AVERROR`, as a count.
+    @discardableResult
+    static func check(_ code: Int32, _ function: String) throws(FFmpegError) -> Int32 {
+        guard code >= 0 else { throw FFmpegError(code: code, function: function) }
+        return code
+    }
+
+    static let again = speak_averror_eagain()
+    static let endOfFile = speak_averror_eof()
+    static let enomem = speak_averror_enomem()
+}
