@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Benchmark `speak serve`: cached GET /speak vs nginx, uncached synthesis, memory.
+
+Run from the package root:
+    swift build -c release --scratch-path /tmp/bench-build
+    Benchmarks/server.py --speak /tmp/bench-build/release/speak [--duration 10] [--rounds 3]
+
+(a) wrk on the cached `GET /speak?text=Build%20passed` vs nginx sending the same MP3 file
+    (sendfile, 2 workers), alternating rounds, medians.  Target: speak >= 0.5x nginx req/s.
+(b) uncached POST /speak (unique ~10-word texts, 4 client threads) with --workers 1 vs 2,
+    target ratio >= 1.7; plus time to first body byte / total of 20 sequential replies.
+(c) VmRSS of speak serve + its workers and of nginx master + workers, idle and under wrk -c64.
+Prints Markdown tables and writes Benchmarks/results/server.json. Needs wrk, nginx, curl.
+"""
+import argparse, contextlib, http.client, itertools, json, os, random, re, shutil, signal, socket, statistics
+import subprocess, sys, tempfile, threading, time, urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PATH = "/speak?text=Build%20passed&voice=default"
+WORDS = ("red green blue quick quiet server build release window river garden silver morning "
+         "paper market rocket pencil orange planet signal dragon yellow violet forest castle "
+         "bridge summer winter copper engine finger monkey rabbit ticket butter camera doctor").split()
+PROCS = []  # servers started, stopped at the end whatever happens
+
+
+def busy_cpu(seconds=1.0):
+    """Fraction of all CPU time that was busy over `seconds` (others' load before we start)."""
+    sample = lambda: [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    before, _, after = sample(), time.sleep(seconds), sample()
+    delta = [b - a for a, b in zip(before, after)]
+    return 1 - (delta[3] + delta[4]) / max(1, sum(delta))
+
+
+def free_port():
+    """A TCP port nothing listens on now (the server binds it a moment later)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tree(pid):
+    """{pid: (VmRSS kB, CPU seconds)} for pid and its direct children (e.g. synthesis workers)."""
+    found = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            status = open(f"/proc/{entry}/status").read()
+            if entry == str(pid) or re.search(rf"^PPid:\s+{pid}$", status, re.M):
+                rss, ticks = re.search(r"^VmRSS:\s+(\d+)", status, re.M), open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+                found[int(entry)] = (int(rss[1]) if rss else 0, (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK"))
+        except OSError:
+            pass
+    return found
+
+
+def cpu_used(pid, before):
+    """CPU seconds used by pid and each child since `before` (a tree() result), by pid."""
+    return {p: cpu - before.get(p, (0, 0))[1] for p, (_, cpu) in tree(pid).items()}
+
+
+def start(argv, port, log):
+    """Starts a server (stderr to the file log) and waits until it accepts connections."""
+    with open(log, "w") as stderr:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr)
+    PROCS.append(proc)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            sys.exit(f"{argv[0]} exited {proc.returncode}: {open(log).read()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc
+        except OSError:
+            time.sleep(0.05)
+    sys.exit(f"{argv[0]} did not listen on {port}")
+
+
+def stop(proc):
+    """SIGTERM (SIGKILL after 10 s), then SIGKILL any child left behind (workers of a killed server)."""
+    kids = [p for p in tree(proc.pid) if p != proc.pid]
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    for kid in kids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(kid, signal.SIGKILL)
+    PROCS.remove(proc)
+
+
+def start_speak(args, workers, cache_dir, config):
+    """`speak serve` on a free port with its own cache directory (and no tokens: open server)."""
+    port = free_port()
+    argv = [args.speak, "serve", "--port", str(port), "--cache-dir", cache_dir, "--workers", str(workers), "--config", config]
+    return start(argv, port, f"{cache_dir}.log"), port
+
+
+def start_nginx(tmp, body_file):
+    """nginx with a private config in tmp: 2 workers, sendfile, body_file at /speak."""
+    port = free_port()
+    conf = os.path.join(tmp, "nginx.conf")
+    temp_paths = " ".join(f"{kind}_temp_path {tmp}/{kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    with open(conf, "w") as f:
+        f.write(f"worker_processes 2; pid {tmp}/nginx.pid; events {{ worker_connections 1024; }}\n"
+                f"http {{ access_log off; sendfile on; tcp_nopush on; {temp_paths}\n"
+                f"  server {{ listen 127.0.0.1:{port}; location = /speak {{ default_type audio/mpeg; alias {body_file}; }} }} }}\n")
+    argv = ["nginx", "-c", conf, "-p", tmp, "-e", f"{tmp}/nginx-error.log", "-g", "daemon off;"]
+    return start(argv, port, f"{tmp}/nginx-stderr.log"), port
+
+
+def wrk(args, port, sample_pid):
+    """One wrk run; samples the server's memory meanwhile."""
+    peak, done = [0], threading.Event()
+
+    def sample():
+        while not done.wait(0.2):
+            peak[0] = max(peak[0], sum(rss for rss, _ in tree(sample_pid).values()))
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    before = tree(sample_pid)
+    out = subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency",
+                          f"http://127.0.0.1:{port}{PATH}"], capture_output=True, text=True, check=True).stdout
+    cpu = sum(cpu_used(sample_pid, before).values())
+    done.set()
+    sampler.join()
+    field = lambda pattern, default="0": (re.search(pattern, out) or [None, default])[1]
+    unit = {"us": 1e-3, "ms": 1, "s": 1e3}
+    ms = lambda p: float(m[1]) * unit[m[2]] if (m := re.search(rf"{p}%\s+([\d.]+)(us|ms|s)\b", out)) else None
+    errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", out))
+    return {"rps": float(field(r"Requests/sec:\s+([\d.]+)")), "p50_ms": ms("50"), "p99_ms": ms("99"),
+            "non2xx": int(field(r"Non-2xx or 3xx responses: (\d+)")), "socket_errors": errors, "peak_rss_kb": peak[0],
+            "server_cpu_s": cpu}
+
+
+def get(port):
+    """The status, body and headers of the benchmarked GET."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{PATH}", timeout=30) as reply:
+        return reply.status, reply.read(), reply.headers
+
+
+def cached_vs_nginx(args, tmp, config):
+    """(a) and (c): the same cached MP3 from speak and from nginx, alternating wrk rounds."""
+    speak, speak_port = start_speak(args, 2, os.path.join(tmp, "cache-a"), config)
+    body_file = os.path.join(tmp, "reply.mp3")
+    subprocess.run(["curl", "-sSf", "-o", body_file, f"http://127.0.0.1:{speak_port}{PATH}"], check=True)
+    os.chmod(tmp, 0o755)  # nginx workers may run as nobody
+    os.chmod(body_file, 0o644)
+    nginx, nginx_port = start_nginx(tmp, body_file)
+    (s_status, s_body, s_headers), (n_status, n_body, _) = get(speak_port), get(nginx_port)
+    expected = open(body_file, "rb").read()
+    if not (s_status == n_status == 200 and s_body == n_body == expected and s_headers["X-Speak-Cache"] == "hit"):
+        sys.exit(f"replies differ: speak {s_status} {len(s_body)} B cache={s_headers['X-Speak-Cache']}, nginx {n_status} {len(n_body)} B")
+    time.sleep(1)
+    idle = {name: tree(proc.pid) for name, proc in (("speak", speak), ("nginx", nginx))}
+    rounds = {"speak": [], "nginx": []}
+    for _ in range(args.rounds):
+        rounds["speak"].append(wrk(args, speak_port, speak.pid))
+        rounds["nginx"].append(wrk(args, nginx_port, nginx.pid))
+    stop(speak)
+    stop(nginx)
+    memory = {name: {"idle_rss_kb": sum(rss for rss, _ in idle[name].values()), "processes": len(idle[name]),
+                     "peak_rss_kb": max(r["peak_rss_kb"] for r in rounds[name])} for name in rounds}
+    return {"reply_bytes": len(expected), "rounds": rounds, "memory": memory,
+            "median_rps": {name: statistics.median(r["rps"] for r in rs) for name, rs in rounds.items()}}
+
+
+def text(n):
+    """The n-th ten-word sentence: unique in practice (40^8 choices), the same in every run."""
+    rng = random.Random(n)
+    return "The " + " ".join(rng.choice(WORDS) for _ in range(8)) + " finished."
+
+
+def post(conn, text):
+    """POST /speak; returns (seconds to first body byte, total seconds, bytes)."""
+    start = time.perf_counter()
+    conn.request("POST", "/speak", json.dumps({"text": text}), {"Content-Type": "application/json"})
+    reply = conn.getresponse()
+    first = reply.read(1)
+    ttfb = time.perf_counter() - start
+    body = first + reply.read()
+    if reply.status != 200 or reply.headers["X-Speak-Cache"] != "miss" or not body:
+        raise RuntimeError(f"{reply.status} cache={reply.headers['X-Speak-Cache']} {body[:200]!r}")
+    return ttfb, time.perf_counter() - start, len(body)
+
+
+def uncached(args, tmp, config, workers):
+    """(b): replies/s of new texts at the given concurrency, then 20 sequential first byte / total times."""
+    speak, port = start_speak(args, workers, tempfile.mkdtemp(dir=tmp, prefix=f"cache-w{workers}-"), config)
+    numbers = itertools.count()  # next() is atomic under the GIL: each text goes out once
+
+    def client(deadline):
+        conn, replies, errors = http.client.HTTPConnection("127.0.0.1", port, timeout=60), 0, []
+        while time.perf_counter() < deadline:
+            try:
+                post(conn, text(next(numbers)))
+                replies += 1
+            except Exception as error:  # noqa: BLE001 - counted and reported
+                errors.append(repr(error))
+                conn.close()
+        return replies, errors
+
+    def run(seconds):
+        start, deadline = time.perf_counter(), time.perf_counter() + seconds
+        with ThreadPoolExecutor(args.concurrency) as pool:
+            results = list(pool.map(client, [deadline] * args.concurrency))
+        return time.perf_counter() - start, sum(r for r, _ in results), [e for _, es in results for e in es]
+    run(1)  # warm-up: every worker has synthesized
+    before, client_cpu = tree(speak.pid), time.process_time()
+    elapsed, replies, failures = run(args.duration)
+    cpu, client_cpu = cpu_used(speak.pid, before), time.process_time() - client_cpu
+    samples = [post(http.client.HTTPConnection("127.0.0.1", port, timeout=60), text(next(numbers))) for _ in range(20)]
+    stop(speak)
+    return {"workers": workers, "replies": replies, "seconds": elapsed, "replies_per_s": replies / elapsed,
+            "errors": len(failures), "first_errors": failures[:3], "cpu_s": {"server": cpu.pop(speak.pid, 0),
+            "workers": sum(cpu.values()), "client": client_cpu, "available": elapsed * os.cpu_count()},
+            "ttfb_ms": statistics.median(s[0] for s in samples) * 1e3,
+            "total_ms": statistics.median(s[1] for s in samples) * 1e3,
+            "reply_bytes": statistics.median(s[2] for s in samples)}
+
+
+def report(args, a, b):
+    """Prints the Markdown tables; returns the two headline ratios."""
+    table = lambda head, rows: print("\n| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "".join(
+        "\n| " + " | ".join(map(str, row)) + " |" for row in rows))
+    print(f"\n### Cached GET /speak vs nginx ({a['reply_bytes']} B MP3; wrk -t{args.threads} -c{args.connections} "
+          f"-d{args.duration}s, {args.rounds} alternating rounds)")
+    rows = []
+    for name, rounds in a["rounds"].items():
+        mid = sorted(rounds, key=lambda r: r["rps"])[len(rounds) // 2]  # the median round
+        rows.append([name, ", ".join(f"{r['rps']:.0f}" for r in rounds), f"{a['median_rps'][name]:.0f}",
+                     f"{mid['p50_ms']:.2f}", f"{mid['p99_ms']:.2f}", f"{mid['rps'] * args.duration / mid['server_cpu_s']:.0f}",
+                     sum(r["non2xx"] + r["socket_errors"] for r in rounds)])
+    table(["server", "req/s per round", "median req/s", "p50 ms", "p99 ms", "req per server CPU-s", "errors"], rows)
+    ratio = a["median_rps"]["speak"] / a["median_rps"]["nginx"]
+    print(f"\nspeak / nginx = **{ratio:.2f}x** (target >= 0.5x: {'met' if ratio >= 0.5 else 'MISSED'})")
+    print(f"\n### Uncached POST /speak (concurrency {args.concurrency}, {args.duration} s; first byte / total: median of 20 sequential)")
+    table(["workers", "replies", "replies/s", "errors", "first byte ms", "total ms", "reply bytes", "CPU s: workers / server / client / available"],
+          [[r["workers"], r["replies"], f"{r['replies_per_s']:.2f}", r["errors"], f"{r['ttfb_ms']:.0f}", f"{r['total_ms']:.0f}",
+            f"{r['reply_bytes']:.0f}", " / ".join(f"{r['cpu_s'][k]:.1f}" for k in ("workers", "server", "client", "available"))] for r in b])
+    scaling = b[1]["replies_per_s"] / b[0]["replies_per_s"]
+    print(f"\nworkers 2 / workers 1 = **{scaling:.2f}x** (target >= 1.7x: {'met' if scaling >= 1.7 else 'MISSED'})")
+    print(f"\n### Memory (VmRSS of the server and its children; peak sampled every 0.2 s under wrk -c{args.connections})")
+    table(["server", "processes", "idle MB", "peak under load MB"],
+          [[name, m["processes"], f"{m['idle_rss_kb'] / 1024:.1f}", f"{m['peak_rss_kb'] / 1024:.1f}"] for name, m in a["memory"].items()])
+    return {"speak_vs_nginx": ratio, "workers2_vs_workers1": scaling}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--speak", default=os.path.join(ROOT, ".build/release/speak"))
+    for flag, default, meaning in (("duration", 10, "seconds per measurement"), ("rounds", 3, "wrk rounds per server"),
+                                   ("threads", 2, "wrk threads"), ("connections", 64, "wrk connections"),
+                                   ("concurrency", 4, "client threads for uncached replies")):
+        parser.add_argument(f"--{flag}", type=int, default=default, help=f"{meaning} (default {default})")
+    args = parser.parse_args()
+    args.speak = os.path.abspath(args.speak)
+    if missing := [tool for tool in ("wrk", "nginx", "curl") if not shutil.which(tool)]:
+        sys.exit(f"not found: {', '.join(missing)}")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    background = busy_cpu()
+    if background > 0.1:
+        print(f"warning: CPUs already {background:.0%} busy before the benchmark; results will be low", file=sys.stderr)
+    tmp = tempfile.mkdtemp(prefix="speak-bench-")
+    try:
+        config = os.path.join(tmp, "config.json")
+        with open(config, "w") as f:
+            json.dump({"rateLimitPerMinute": 100000000, "rateLimitBurst": 100000000}, f)
+        a = cached_vs_nginx(args, tmp, config)
+        b = [uncached(args, tmp, config, workers) for workers in (1, 2)]
+        summary = report(args, a, b)
+        os.makedirs(os.path.join(ROOT, "Benchmarks/results"), exist_ok=True)
+        with open(os.path.join(ROOT, "Benchmarks/results/server.json"), "w") as f:
+            json.dump({"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cpus": os.cpu_count(), "speak": args.speak,
+                       "background_cpu_busy": background, "loadavg": os.getloadavg(),
+                       "settings": vars(args), "summary": summary, "cached": a, "uncached": b}, f, indent=2)
+    finally:
+        for proc in list(PROCS):
+            stop(proc)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+#include <stdio.h>
+#include <pocketsphinx.h>
+#include <sphinxbase/err.h>
