@@ -40,22 +40,25 @@ def free_port():
 
 
 def tree(pid):
-    """{pid: (VmRSS kB, CPU seconds)} for pid and its direct children (e.g. synthesis workers)."""
+    """{pid: (VmRSS kB, CPU s, s runnable but waiting for a CPU)} for pid and its direct children."""
     found = {}
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
             status = open(f"/proc/{entry}/status").read()
             if entry == str(pid) or re.search(rf"^PPid:\s+{pid}$", status, re.M):
-                rss, ticks = re.search(r"^VmRSS:\s+(\d+)", status, re.M), open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
-                found[int(entry)] = (int(rss[1]) if rss else 0, (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK"))
+                rss = re.search(r"^VmRSS:\s+(\d+)", status, re.M)
+                ticks = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+                cpu = (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK")
+                wait = sum(int(open(f"/proc/{entry}/task/{t}/schedstat").read().split()[1]) for t in os.listdir(f"/proc/{entry}/task")) / 1e9
+                found[int(entry)] = (int(rss[1]) if rss else 0, cpu, wait)
         except OSError:
             pass
     return found
 
 
 def cpu_used(pid, before):
-    """CPU seconds used by pid and each child since `before` (a tree() result), by pid."""
-    return {p: cpu - before.get(p, (0, 0))[1] for p, (_, cpu) in tree(pid).items()}
+    """(CPU s, CPU-wait s) of pid and each child since `before` (a tree() result), by pid."""
+    return {p: (cpu - before.get(p, (0, 0, 0))[1], wait - before.get(p, (0, 0, 0))[2]) for p, (_, cpu, wait) in tree(pid).items()}
 
 
 def start(argv, port, log):
@@ -115,13 +118,13 @@ def wrk(args, port, sample_pid):
 
     def sample():
         while not done.wait(0.2):
-            peak[0] = max(peak[0], sum(rss for rss, _ in tree(sample_pid).values()))
+            peak[0] = max(peak[0], sum(p[0] for p in tree(sample_pid).values()))
     sampler = threading.Thread(target=sample)
     sampler.start()
     before = tree(sample_pid)
     out = subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency",
                           f"http://127.0.0.1:{port}{PATH}"], capture_output=True, text=True, check=True).stdout
-    cpu = sum(cpu_used(sample_pid, before).values())
+    cpu = sum(c for c, _ in cpu_used(sample_pid, before).values())
     done.set()
     sampler.join()
     field = lambda pattern, default="0": (re.search(pattern, out) or [None, default])[1]
@@ -152,14 +155,16 @@ def cached_vs_nginx(args, tmp, config):
     if not (s_status == n_status == 200 and s_body == n_body == expected and s_headers["X-Speak-Cache"] == "hit"):
         sys.exit(f"replies differ: speak {s_status} {len(s_body)} B cache={s_headers['X-Speak-Cache']}, nginx {n_status} {len(n_body)} B")
     time.sleep(1)
-    idle = {name: tree(proc.pid) for name, proc in (("speak", speak), ("nginx", nginx))}
+    proc_of = {"speak": speak.pid, "nginx": nginx.pid}
+    idle = {name: tree(pid) for name, pid in proc_of.items()}
     rounds = {"speak": [], "nginx": []}
     for _ in range(args.rounds):
         rounds["speak"].append(wrk(args, speak_port, speak.pid))
         rounds["nginx"].append(wrk(args, nginx_port, nginx.pid))
     stop(speak)
     stop(nginx)
-    memory = {name: {"idle_rss_kb": sum(rss for rss, _ in idle[name].values()), "processes": len(idle[name]),
+    memory = {name: {"idle_rss_kb": sum(p[0] for p in idle[name].values()), "processes": len(idle[name]),
+                     "idle_rss_kb_by_process": [idle[name][pid][0] for pid in sorted(idle[name], key=lambda p: p != proc_of[name])],
                      "peak_rss_kb": max(r["peak_rss_kb"] for r in rounds[name])} for name in rounds}
     return {"reply_bytes": len(expected), "rounds": rounds, "memory": memory,
             "median_rps": {name: statistics.median(r["rps"] for r in rs) for name, rs in rounds.items()}}
@@ -212,8 +217,9 @@ def uncached(args, tmp, config, workers):
     samples = [post(http.client.HTTPConnection("127.0.0.1", port, timeout=60), text(next(numbers))) for _ in range(20)]
     stop(speak)
     return {"workers": workers, "replies": replies, "seconds": elapsed, "replies_per_s": replies / elapsed,
-            "errors": len(failures), "first_errors": failures[:3], "cpu_s": {"server": cpu.pop(speak.pid, 0),
-            "workers": sum(cpu.values()), "client": client_cpu, "available": elapsed * os.cpu_count()},
+            "errors": len(failures), "first_errors": failures[:3], "cpu_s": {"server": cpu.pop(speak.pid)[0],
+            "workers": sum(c for c, _ in cpu.values()), "workers_waiting_for_cpu": sum(w for _, w in cpu.values()),
+            "client": client_cpu, "available": elapsed * os.cpu_count()},
             "ttfb_ms": statistics.median(s[0] for s in samples) * 1e3,
             "total_ms": statistics.median(s[1] for s in samples) * 1e3,
             "reply_bytes": statistics.median(s[2] for s in samples)}
@@ -235,14 +241,16 @@ def report(args, a, b):
     ratio = a["median_rps"]["speak"] / a["median_rps"]["nginx"]
     print(f"\nspeak / nginx = **{ratio:.2f}x** (target >= 0.5x: {'met' if ratio >= 0.5 else 'MISSED'})")
     print(f"\n### Uncached POST /speak (concurrency {args.concurrency}, {args.duration} s; first byte / total: median of 20 sequential)")
-    table(["workers", "replies", "replies/s", "errors", "first byte ms", "total ms", "reply bytes", "CPU s: workers / server / client / available"],
+    table(["workers", "replies", "replies/s", "errors", "first byte ms", "total ms", "reply bytes", "CPU s: workers / server / client / available", "workers' CPU-wait s", "replies per worker CPU-s"],
           [[r["workers"], r["replies"], f"{r['replies_per_s']:.2f}", r["errors"], f"{r['ttfb_ms']:.0f}", f"{r['total_ms']:.0f}",
-            f"{r['reply_bytes']:.0f}", " / ".join(f"{r['cpu_s'][k]:.1f}" for k in ("workers", "server", "client", "available"))] for r in b])
+            f"{r['reply_bytes']:.0f}", " / ".join(f"{r['cpu_s'][k]:.1f}" for k in ("workers", "server", "client", "available")),
+            f"{r['cpu_s']['workers_waiting_for_cpu']:.1f}", f"{r['replies'] / r['cpu_s']['workers']:.0f}"] for r in b])
     scaling = b[1]["replies_per_s"] / b[0]["replies_per_s"]
     print(f"\nworkers 2 / workers 1 = **{scaling:.2f}x** (target >= 1.7x: {'met' if scaling >= 1.7 else 'MISSED'})")
     print(f"\n### Memory (VmRSS of the server and its children; peak sampled every 0.2 s under wrk -c{args.connections})")
-    table(["server", "processes", "idle MB", "peak under load MB"],
-          [[name, m["processes"], f"{m['idle_rss_kb'] / 1024:.1f}", f"{m['peak_rss_kb'] / 1024:.1f}"] for name, m in a["memory"].items()])
+    table(["server", "processes", "idle MB", "idle MB by process (parent first)", "peak under load MB"],
+          [[name, m["processes"], f"{m['idle_rss_kb'] / 1024:.1f}", ", ".join(f"{kb / 1024:.1f}" for kb in m["idle_rss_kb_by_process"]),
+            f"{m['peak_rss_kb'] / 1024:.1f}"] for name, m in a["memory"].items()])
     return {"speak_vs_nginx": ratio, "workers2_vs_workers1": scaling}
 
 

@@ -13,6 +13,9 @@ public final class SpeechService: @unchecked Sendable {
     let limiter: RateLimiter
     let upstreamClient: UpstreamClient
     let player: Player
+    let transcriber: any Transcriber
+    /// Where uploads are spooled while their request lasts.
+    let uploads: URL
 
     /// OpenAI's voice names, answered by `default` unless a voice file takes the name.
     static let openAIVoices: Set = ["alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse"]
@@ -20,7 +23,7 @@ public final class SpeechService: @unchecked Sendable {
 
     public init(
         configuration: ServerConfiguration, catalog: VoiceCatalog, workers: WorkerPool, cache: ReplyCache, tokens: TokenStore?,
-        upstreamClient: UpstreamClient = UpstreamClient(), player: Player
+        upstreamClient: UpstreamClient = UpstreamClient(), player: Player, transcriber: any Transcriber, uploads: URL
     ) {
         self.configuration = configuration
         self.catalog = catalog
@@ -30,11 +33,16 @@ public final class SpeechService: @unchecked Sendable {
         self.limiter = RateLimiter(requestsPerMinute: configuration.rateLimitPerMinute, burst: configuration.rateLimitBurst)
         self.upstreamClient = upstreamClient
         self.player = player
+        self.transcriber = transcriber
+        self.uploads = uploads
     }
 
-    /// Uploads (transcription) may be large and are spooled; everything else is small JSON.
+    /// Uploads (transcription) may be large and are spooled as they arrive; the rest is small JSON.
     public func bodyPolicy(method: String, path: String) -> HTTPServer.BodyPolicy {
-        HTTPServer.BodyPolicy(maximumBytes: configuration.maximumBodyBytes)
+        switch path {
+        case "/api/transcribe", "/v1/audio/transcriptions": HTTPServer.BodyPolicy(maximumBytes: Self.maximumUploadBytes, multipartSpool: uploads)
+        default: HTTPServer.BodyPolicy(maximumBytes: configuration.maximumBodyBytes)
+        }
     }
 
     /// The route table.
@@ -55,7 +63,10 @@ public final class SpeechService: @unchecked Sendable {
             case ("GET", "/speak"): return try speak(try SpeechOrder(query: request.query, service: self), ifNoneMatch: request.header("If-None-Match"))
             case ("POST", "/v1/audio/speech"): return try speak(try SpeechOrder(openAI: request.body, service: self))
             case ("POST", "/play"): return try play(try SpeechOrder(json: request.body, service: self))
-            case (_, "/ready"), (_, "/voices"), (_, "/v1/models"), (_, "/api/speak"), (_, "/speak"), (_, "/v1/audio/speech"), (_, "/play"):
+            case ("POST", "/api/transcribe"): return try transcribe(request, openAI: false)
+            case ("POST", "/v1/audio/transcriptions"): return try transcribe(request, openAI: true)
+            case (_, "/ready"), (_, "/voices"), (_, "/v1/models"), (_, "/api/speak"), (_, "/speak"), (_, "/v1/audio/speech"), (_, "/play"),
+                (_, "/api/transcribe"), (_, "/v1/audio/transcriptions"):
                 throw HTTPError(405, "\(request.method) is not allowed on \(request.path)")
             default: throw HTTPError(404, "no such endpoint: \(request.path)", code: "not_found")
             }

@@ -12,7 +12,7 @@ enum ServeCommand {
                speak serve --hash-token TOKEN [--name NAME]   (prints a line for the tokens file)
 
         Endpoints: GET /health, /ready, /voices, /v1/models, /speak?text=…; POST /speak, /api/speak,
-        /v1/audio/speech, /play. All but /health need 'Authorization: Bearer TOKEN' when a tokens
+        /v1/audio/speech, /play, /api/transcribe, /v1/audio/transcriptions. All but /health need 'Authorization: Bearer TOKEN' when a tokens
         file is configured. SIGHUP reloads the tokens file; SIGTERM finishes requests in flight, then exits.
         """
 
@@ -81,9 +81,13 @@ enum ServeCommand {
         let cache = try ReplyCache(directory: URL(fileURLWithPath: configuration.cacheDirectory ?? defaultCacheDirectory), maximumBytes: configuration.cacheBytes)
         let tokens = try configuration.tokensFile.map { try TokenStore(file: URL(fileURLWithPath: $0)) }
         let workers = try WorkerPool(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), size: configuration.effectiveWorkers)
+        let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("speak-uploads-\(getpid())")
+        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: uploads) }
+        let transcriber = TranscriberPool(size: configuration.effectiveWorkers) { try PocketSphinxTranscriber() }
         let service = SpeechService(
             configuration: configuration, catalog: catalog, workers: workers, cache: cache, tokens: tokens,
-            player: Player(device: configuration.device))
+            player: Player(device: configuration.device), transcriber: transcriber, uploads: uploads)
         let server = try HTTPServer(
             host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
             bodyPolicy: service.bodyPolicy, handler: service.respond)
