@@ -79,16 +79,16 @@ def start(argv, port, log):
 
 
 def stop(proc):
-    """SIGTERM (SIGKILL after 10 s), then SIGKILL any child left behind (workers of a killed server)."""
+    """SIGTERM; after 10 s SIGKILL, and then its children too (a killed server's workers)."""
     kids = [p for p in tree(proc.pid) if p != proc.pid]
     proc.terminate()
     try:
         proc.wait(10)
     except subprocess.TimeoutExpired:
-        proc.kill()
-    for kid in kids:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(kid, signal.SIGKILL)
+        for pid in [proc.pid] + kids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        proc.wait()
     PROCS.remove(proc)
 
 
@@ -136,12 +136,6 @@ def wrk(args, port, sample_pid):
             "server_cpu_s": cpu}
 
 
-def get(port):
-    """The status, body and headers of the benchmarked GET."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}{PATH}", timeout=30) as reply:
-        return reply.status, reply.read(), reply.headers
-
-
 def cached_vs_nginx(args, tmp, config):
     """(a) and (c): the same cached MP3 from speak and from nginx, alternating wrk rounds."""
     speak, speak_port = start_speak(args, 2, os.path.join(tmp, "cache-a"), config)
@@ -149,23 +143,23 @@ def cached_vs_nginx(args, tmp, config):
     subprocess.run(["curl", "-sSf", "-o", body_file, f"http://127.0.0.1:{speak_port}{PATH}"], check=True)
     os.chmod(tmp, 0o755)  # nginx workers may run as nobody
     os.chmod(body_file, 0o644)
-    nginx, nginx_port = start_nginx(tmp, body_file)
-    (s_status, s_body, s_headers), (n_status, n_body, _) = get(speak_port), get(nginx_port)
+    servers = {"speak": (speak, speak_port), "nginx": start_nginx(tmp, body_file)}
     expected = open(body_file, "rb").read()
-    if not (s_status == n_status == 200 and s_body == n_body == expected and s_headers["X-Speak-Cache"] == "hit"):
-        sys.exit(f"replies differ: speak {s_status} {len(s_body)} B cache={s_headers['X-Speak-Cache']}, nginx {n_status} {len(n_body)} B")
+    for name, (_, port) in servers.items():
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{PATH}", timeout=30) as reply:
+            body, cache = reply.read(), reply.headers["X-Speak-Cache"]
+            if reply.status != 200 or body != expected or (name == "speak" and cache != "hit"):
+                sys.exit(f"{name} answered {reply.status}, {len(body)} B (cache {cache}), not the {len(expected)} B reply")
     time.sleep(1)
-    proc_of = {"speak": speak.pid, "nginx": nginx.pid}
-    idle = {name: tree(pid) for name, pid in proc_of.items()}
-    rounds = {"speak": [], "nginx": []}
+    idle = {name: tree(proc.pid) for name, (proc, _) in servers.items()}
+    rounds = {name: [] for name in servers}
     for _ in range(args.rounds):
-        rounds["speak"].append(wrk(args, speak_port, speak.pid))
-        rounds["nginx"].append(wrk(args, nginx_port, nginx.pid))
-    stop(speak)
-    stop(nginx)
-    memory = {name: {"idle_rss_kb": sum(p[0] for p in idle[name].values()), "processes": len(idle[name]),
-                     "idle_rss_kb_by_process": [idle[name][pid][0] for pid in sorted(idle[name], key=lambda p: p != proc_of[name])],
-                     "peak_rss_kb": max(r["peak_rss_kb"] for r in rounds[name])} for name in rounds}
+        for name, (proc, port) in servers.items():
+            rounds[name].append(wrk(args, port, proc.pid))
+    memory = {name: {"processes": len(idle[name]), "idle_rss_kb": sum(p[0] for p in idle[name].values()),
+                     "idle_rss_kb_by_process": [idle[name][pid][0] for pid in sorted(idle[name], key=lambda p: p != proc.pid)],
+                     "peak_rss_kb": max(r["peak_rss_kb"] for r in rounds[name])} for name, (proc, _) in servers.items()}
+    [stop(proc) for proc, _ in servers.values()]
     return {"reply_bytes": len(expected), "rounds": rounds, "memory": memory,
             "median_rps": {name: statistics.median(r["rps"] for r in rs) for name, rs in rounds.items()}}
 
@@ -210,7 +204,7 @@ def uncached(args, tmp, config, workers):
         with ThreadPoolExecutor(args.concurrency) as pool:
             results = list(pool.map(client, [deadline] * args.concurrency))
         return time.perf_counter() - start, sum(r for r, _ in results), [e for _, es in results for e in es]
-    run(1)  # warm-up: every worker has synthesized
+    run(1)  # warm-up: every worker has spoken once
     before, client_cpu = tree(speak.pid), time.process_time()
     elapsed, replies, failures = run(args.duration)
     cpu, client_cpu = cpu_used(speak.pid, before), time.process_time() - client_cpu
@@ -231,13 +225,11 @@ def report(args, a, b):
         "\n| " + " | ".join(map(str, row)) + " |" for row in rows))
     print(f"\n### Cached GET /speak vs nginx ({a['reply_bytes']} B MP3; wrk -t{args.threads} -c{args.connections} "
           f"-d{args.duration}s, {args.rounds} alternating rounds)")
-    rows = []
-    for name, rounds in a["rounds"].items():
-        mid = sorted(rounds, key=lambda r: r["rps"])[len(rounds) // 2]  # the median round
-        rows.append([name, ", ".join(f"{r['rps']:.0f}" for r in rounds), f"{a['median_rps'][name]:.0f}",
-                     f"{mid['p50_ms']:.2f}", f"{mid['p99_ms']:.2f}", f"{mid['rps'] * args.duration / mid['server_cpu_s']:.0f}",
-                     sum(r["non2xx"] + r["socket_errors"] for r in rounds)])
-    table(["server", "req/s per round", "median req/s", "p50 ms", "p99 ms", "req per server CPU-s", "errors"], rows)
+    median_round = lambda rounds: sorted(rounds, key=lambda r: r["rps"])[len(rounds) // 2]
+    table(["server", "req/s per round", "median req/s", "p50 ms", "p99 ms", "req per server CPU-s", "errors"],
+          [[name, ", ".join(f"{r['rps']:.0f}" for r in rounds), f"{(m := median_round(rounds))['rps']:.0f}", f"{m['p50_ms']:.2f}",
+            f"{m['p99_ms']:.2f}", f"{m['rps'] * args.duration / m['server_cpu_s']:.0f}", sum(r["non2xx"] + r["socket_errors"] for r in rounds)]
+           for name, rounds in a["rounds"].items()])
     ratio = a["median_rps"]["speak"] / a["median_rps"]["nginx"]
     print(f"\nspeak / nginx = **{ratio:.2f}x** (target >= 0.5x: {'met' if ratio >= 0.5 else 'MISSED'})")
     print(f"\n### Uncached POST /speak (concurrency {args.concurrency}, {args.duration} s; first byte / total: median of 20 sequential)")

@@ -5,11 +5,17 @@ import SpeakKit
 enum ExitCode: Int32 {
     case success = 0
     case failure = 1
+    // The voice round trip's outcomes (speak ask, speak record, speak transcribe).
+    case noSpeech = 3
+    case notUnderstood = 4
+    case timedOut = 5
+    case transcriptionFailed = 6
     case usage = 64
     case dataError = 65
     case noInput = 66
     case unavailable = 69
     case cannotCreate = 73
+    case recordingFailed = 74
     case busy = 75
     case noPermission = 77
     case interrupted = 130
