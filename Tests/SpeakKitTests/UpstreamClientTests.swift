@@ -14,9 +14,9 @@ final class UpstreamFixture {
         var time: Double
     }
 
-    let port: Int
-    private let pid: pid_t
+    private let server: FixtureServer
     private let directory: URL
+    var port: Int { server.port }
 
     /// A real reply from espeak-ng through LAME: what the fixture serves and the client must return.
     static let mp3: Data = {
@@ -28,52 +28,16 @@ final class UpstreamFixture {
         return try! MP3Encoder.encodeFile(pcm)
     }()
 
-    /// Outside the test target's folder, so SwiftPM does not ask for it to be declared a resource.
-    static let script = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appending(path: "Fixtures/upstream_server.py").path
-
     init() throws {
         directory = FileManager.default.temporaryDirectory.appending(path: "upstream-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let mp3File: String = directory.appending(path: "reply.mp3").path
         try Self.mp3.write(to: URL(filePath: mp3File))
-
-        var descriptors: [Int32] = [0, 0]
-        guard pipe(&descriptors) == 0 else { throw TestFailure("pipe failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, descriptors[1], 1)
-        posix_spawn_file_actions_addclose(&actions, descriptors[0])
-        posix_spawn_file_actions_addclose(&actions, descriptors[1])
         let logFile: String = directory.appending(path: "requests.log").path
-        let arguments: [String] = ["python3", "-u", Self.script, mp3File, logFile]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let error = posix_spawnp(&pid, "python3", &actions, nil, argv, environ)
-        close(descriptors[1])
-        defer { close(descriptors[0]) }
-        guard error == 0 else { throw TestFailure("cannot start python3: \(String(cString: strerror(error)))") }
-        self.pid = pid
-
-        // The first line is the port; EOF instead means the script failed.
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while read(descriptors[0], &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            kill(pid, SIGKILL)
-            waitpid(pid, nil, 0)
-            throw TestFailure("upstream_server.py printed no port")
-        }
-        self.port = port
+        server = try FixtureServer(script: "upstream_server.py", arguments: [mp3File, logFile])
     }
 
-    deinit {
-        kill(pid, SIGKILL)
-        waitpid(pid, nil, 0)
-        try? FileManager.default.removeItem(at: directory)
-    }
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     func url(_ scenario: String) -> String { "http://127.0.0.1:\(port)/\(scenario)" }
 
@@ -100,7 +64,7 @@ struct UpstreamClientTests {
     /// A fresh environment variable holding `key`, so parallel tests do not share one.
     static func keyVariable() -> String {
         let name = "SPEAK_TEST_KEY_\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
-        setenv(name, key, 1)
+        _ = FixtureServer.environmentLock.withLock { setenv(name, key, 1) }
         return name
     }
 

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""A stand-in speech-to-text upstream for RemoteTranscriberTests.
+
+usage: whisper_server.py LOG_FILE
+
+Prints its port on stdout. Serves POST .../v1/audio/transcriptions (OpenAI-compatible) and
+.../api/transcribe (another speak serve), both multipart/form-data. It decodes no audio: the Nth
+request of a scenario is transcribed as "piece N", in the requested response_format (json for
+/api/transcribe). The first path component picks the behaviour, so each test sets it through the
+upstream URL:
+
+  /ok/...          200 with the transcript
+  /fail503x2/...   503 for the first 2 requests, then 200
+  /ratelimit1/...  429 with Retry-After: 1 for the first request, then 200
+  /status401/...   401, echoing the Authorization header in the body (as a careless server might)
+  /status400/...   400, likewise
+  /html/...        200 with text/html
+
+Each request is appended to LOG_FILE as a JSON line (path, authorization, content_type, fields,
+files with their size and content type, time) before the answer is sent.
+"""
+import email.parser
+import email.policy
+import json
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+log_path = sys.argv[1]
+lock = threading.Lock()
+counts = {}
+
+
+def parse_multipart(content_type, body):
+    """Form fields as {name: text} and files as [{name, filename, content_type, size}]."""
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + body)
+    fields, files = {}, []
+    if not message.is_multipart():
+        return fields, files
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True) or b""
+        if part.get_filename() is None:
+            fields[name] = payload.decode()
+        else:
+            files.append({"name": name, "filename": part.get_filename(),
+                          "content_type": part.get_content_type(), "size": len(payload),
+                          "mp3": payload[:3] == b"ID3" or (len(payload) > 1 and payload[0] == 0xFF
+                                                           and payload[1] & 0xE0 == 0xE0)})
+    return fields, files
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        scenario = self.path.strip("/").split("/")[0]
+        content_type = self.headers.get("Content-Type", "")
+        fields, files = parse_multipart(content_type, body)
+        with lock:
+            counts[scenario] = counts.get(scenario, 0) + 1
+            count = counts[scenario]
+            with open(log_path, "a") as log:
+                log.write(json.dumps({
+                    "path": self.path,
+                    "authorization": self.headers.get("Authorization"),
+                    "content_type": content_type,
+                    "fields": fields,
+                    "files": files,
+                    "time": time.monotonic(),
+                }) + "\n")
+        if self.path.endswith("/api/transcribe"):
+            response_format = "json"
+        elif self.path.endswith("/v1/audio/transcriptions"):
+            response_format = fields.get("response_format", "json")
+        else:
+            return self.answer(404, "text/plain", b"no such endpoint")
+        auth = (self.headers.get("Authorization") or "").encode()
+        if m := re.fullmatch(r"fail503x(\d+)", scenario):
+            if count <= int(m[1]):
+                return self.answer(503, "text/plain", b"busy")
+        elif m := re.fullmatch(r"ratelimit(\d+)", scenario):
+            if count == 1:
+                return self.answer(429, "application/json", b'{"error":"slow down"}', {"Retry-After": m[1]})
+        elif m := re.fullmatch(r"status(\d+)", scenario):
+            return self.answer(int(m[1]), "application/json",
+                               b'{"error":{"message":"Invalid API Key ' + auth + b'"}}')
+        elif scenario == "html":
+            return self.answer(200, "text/html", b"<html><body>Sign in</body></html>")
+        text = f" piece {count}"
+        # Whisper's own estimate would come from decoding; 32 kbps is 4000 bytes a second.
+        duration = round(files[0]["size"] / 4000, 2) if files else 0
+        if response_format == "text":
+            return self.answer(200, "text/plain; charset=utf-8", (text.strip() + "\n").encode())
+        if response_format == "verbose_json":
+            reply = {"task": "transcribe", "language": "english", "duration": duration, "text": text,
+                     "segments": [{"id": 0, "seek": 0, "start": 0.0, "end": duration / 2, "text": text},
+                                  {"id": 1, "seek": 0, "start": duration / 2, "end": duration, "text": " end"}],
+                     "x_groq": {"id": f"req_{count}"}}
+            reply["text"] = text + " end"
+        else:
+            reply = {"text": text, "x_groq": {"id": f"req_{count}"}}
+        self.answer(200, "application/json", json.dumps(reply).encode())
+
+    def answer(self, status, content_type, body, headers={}):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+print(server.server_address[1], flush=True)
+server.serve_forever()
