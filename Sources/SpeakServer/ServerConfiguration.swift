@@ -1,4 +1,5 @@
 import Foundation
+import SpeakKit
 
 /// `speak serve`'s settings: a JSON file (`--config`), then flags on top.
 public struct ServerConfiguration: Codable, Sendable {
@@ -19,6 +20,8 @@ public struct ServerConfiguration: Codable, Sendable {
     /// The ALSA device `POST /play` speaks on.
     public var device = "default"
     public var voicesDirectory: String?
+    /// Transcribe through this upstream (Groq, OpenAI, another speak serve) instead of pocketsphinx.
+    public var transcription: TranscriptionUpstream?
 
     public init() {}
 
@@ -46,5 +49,6 @@ public struct ServerConfiguration: Codable, Sendable {
         maximumBodyBytes = try value(.maximumBodyBytes, maximumBodyBytes)
         device = try value(.device, device)
         voicesDirectory = try container.decodeIfPresent(String.self, forKey: .voicesDirectory)
+        transcription = try container.decodeIfPresent(TranscriptionUpstream.self, forKey: .transcription)
     }
 }

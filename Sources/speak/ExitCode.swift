@@ -21,7 +21,7 @@ enum ExitCode: Int32 {
     case interrupted = 130
 
     /// The exit code and the one-line message for an error.
-    static func report(_ error: any Error, device: String) -> (ExitCode, String) {
+    static func report(_ error: any Error) -> (ExitCode, String) {
         switch error {
         case let error as UsageError: (.usage, error.description)
         case let error as VoiceError:
@@ -34,6 +34,9 @@ enum ExitCode: Int32 {
             (.busy, "device busy: '\(error.device)' is in use by another program (\(error.message)); pick another with -a")
         case let error as ALSAError where error.function == "snd_pcm_open" || error.function == "snd_pcm_set_params":
             (.unavailable, "no playback device '\(error.device)' (\(error.message)): pick one with -a (speak -a '?' lists them), or write a file with -o reply.mp3")
+        case let error as TranscriptionError:
+            (.transcriptionFailed, "transcription failed\(error.isRetryable ? " (retryable)" : ""): \(error.message)")
+        case let error as PocketSphinxError where !error.unknownWords.isEmpty: (.usage, error.description)
         default: (.failure, String(describing: error))
         }
     }
@@ -43,4 +46,24 @@ enum ExitCode: Int32 {
 struct InputError: Error {
     let code: ExitCode
     let message: String
+}
+
+/// `--help` of a subcommand: printed on stdout, exit 0.
+struct HelpRequested: Error {
+    let text: String
+}
+
+/// Runs a subcommand, turning its error into one line on stderr and an exit code.
+func runReporting(as command: String = "speak", _ body: () throws -> Void) -> Int32 {
+    do {
+        try body()
+        return ExitCode.success.rawValue
+    } catch let help as HelpRequested {
+        print(help.text)
+        return ExitCode.success.rawValue
+    } catch {
+        let (code, message) = ExitCode.report(error)
+        FileHandle.standardError.write(Data("\(command): \(message)\n".utf8))
+        return code.rawValue
+    }
 }

@@ -17,16 +17,10 @@ enum ServeCommand {
         """
 
     static func main(_ arguments: [String]) -> Int32 {
-        do {
-            return try run(arguments)
-        } catch {
-            let (code, message) = ExitCode.report(error, device: "")
-            FileHandle.standardError.write(Data("speak serve: \(message)\n".utf8))
-            return code.rawValue
-        }
+        runReporting(as: "speak serve") { try run(arguments) }
     }
 
-    private static func run(_ arguments: [String]) throws -> Int32 {
+    private static func run(_ arguments: [String]) throws {
         var configuration = ServerConfiguration()
         var remaining = arguments[...]
         var hashToken: String?
@@ -43,7 +37,7 @@ enum ServeCommand {
         }
         while let flag = remaining.popFirst() {
             switch flag {
-            case "-h", "--help": print(help); return 0
+            case "-h", "--help": throw HelpRequested(text: help)
             case "--config":
                 let path = try value(flag)
                 do { configuration = try ServerConfiguration(file: URL(fileURLWithPath: path)) } catch {
@@ -64,15 +58,12 @@ enum ServeCommand {
             default: throw UsageError("unknown option \(flag) (speak serve --help lists them)")
             }
         }
-        if let hashToken {
-            print(TokenStore.hashLine(for: hashToken, name: tokenName))
-            return 0
-        }
+        if let hashToken { return print(TokenStore.hashLine(for: hashToken, name: tokenName)) }
         overrides.forEach { $0(&configuration) }
-        return try serve(configuration)
+        try serve(configuration)
     }
 
-    private static func serve(_ configuration: ServerConfiguration) throws -> Int32 {
+    private static func serve(_ configuration: ServerConfiguration) throws {
         signal(SIGPIPE, SIG_IGN)
         let environment = ProcessInfo.processInfo.environment
         let voiceDirectories = [VoiceCatalog.shippedDirectory()?.path].compactMap { $0 }
@@ -84,7 +75,9 @@ enum ServeCommand {
         let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("speak-uploads-\(getpid())")
         try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: uploads) }
-        let transcriber = TranscriberPool(size: configuration.effectiveWorkers) { try PocketSphinxTranscriber() }
+        let transcriber: any Transcriber =
+            configuration.transcription.map { RemoteTranscriber(upstream: $0) }
+            ?? TranscriberPool(size: configuration.effectiveWorkers) { try PocketSphinxTranscriber() }
         let service = SpeechService(
             configuration: configuration, catalog: catalog, workers: workers, cache: cache, tokens: tokens,
             player: Player(device: configuration.device), transcriber: transcriber, uploads: uploads)
@@ -108,7 +101,6 @@ enum ServeCommand {
         stopped.wait()
         server.shutdown()
         workers.shutdown()
-        return 0
     }
 
     static var defaultCacheDirectory: String {

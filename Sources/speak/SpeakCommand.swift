@@ -10,17 +10,7 @@ struct SpeakCommand {
     let options: Options
 
     static func main(_ arguments: [String]) -> Int32 {
-        var device = Player.defaultDevice
-        do {
-            let options = try Options(arguments: arguments)
-            device = options.device
-            try SpeakCommand(options: options).run()
-            return ExitCode.success.rawValue
-        } catch {
-            let (code, message) = ExitCode.report(error, device: device)
-            FileHandle.standardError.write(Data("speak: \(message)\n".utf8))
-            return code.rawValue
-        }
+        runReporting { try SpeakCommand(options: Options(arguments: arguments)).run() }
     }
 
     func run() throws {

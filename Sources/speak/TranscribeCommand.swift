@@ -9,8 +9,13 @@ enum TranscribeCommand {
         usage: speak transcribe FILE… [--expect "yes|no|cancel"] [--language en] [--json]
                speak transcribe --pending [--keep]     (retry the recordings waiting in the spool)
 
-        Recognition is local (pocketsphinx). --expect restricts it to the listed phrases: the
-        reliable mode for answers in scripts. --json prints {"file","text","duration"} per file.
+        Recognition is local (pocketsphinx) unless an upstream is named:
+          --server URL [--token T]        another speak serve's /api/transcribe (token: $SPEAK_TOKEN)
+          --openai URL [--model M]        an OpenAI-compatible API, e.g. https://api.groq.com/openai
+                   [--key-env NAME]       (default model whisper-large-v3-turbo; key from $NAME,
+                                           default OPENAI_API_KEY)
+        --expect restricts recognition to the listed phrases: the reliable mode for answers in
+        scripts. --json prints {"file","text","duration"} per file.
         """
 
     struct Arguments {
@@ -20,6 +25,7 @@ enum TranscribeCommand {
         var json = false
         var pending = false
         var keep = false
+        var upstream: TranscriptionUpstream?
 
         init(_ arguments: [String]) throws {
             var remaining = arguments[...]
@@ -31,6 +37,21 @@ enum TranscribeCommand {
                 case "--language":
                     guard let value = remaining.popFirst() else { throw UsageError("--language needs a value") }
                     language = value
+                case "--server", "--openai":
+                    guard let url = remaining.popFirst() else { throw UsageError("\(argument) needs a URL") }
+                    upstream = TranscriptionUpstream(api: argument == "--server" ? .speak : .openai, url: url)
+                    upstream?.keyEnvironment = argument == "--server" ? "SPEAK_TOKEN" : "OPENAI_API_KEY"
+                case "--model", "--key-env", "--token":
+                    guard let value = remaining.popFirst() else { throw UsageError("\(argument) needs a value") }
+                    guard upstream != nil else { throw UsageError("\(argument) goes with --server or --openai") }
+                    switch argument {
+                    case "--model": upstream?.model = value
+                    case "--key-env": upstream?.keyEnvironment = value
+                    default:
+                        // The key is read from the environment, so a literal token goes there.
+                        setenv("SPEAK_TRANSCRIPTION_TOKEN", value, 1)
+                        upstream?.keyEnvironment = "SPEAK_TRANSCRIPTION_TOKEN"
+                    }
                 case "--json": json = true
                 case "--pending": pending = true
                 case "--keep": keep = true
@@ -43,12 +64,18 @@ enum TranscribeCommand {
         }
 
         var options: TranscriptionOptions { TranscriptionOptions(language: language, expectedPhrases: expect) }
+
+        /// The named upstream, or pocketsphinx here.
+        func makeTranscriber() throws -> any Transcriber {
+            if let upstream { return RemoteTranscriber(upstream: upstream) }
+            return try PocketSphinxTranscriber()
+        }
     }
 
     static func main(_ arguments: [String]) -> Int32 {
         runReporting {
             let arguments = try Arguments(arguments)
-            let transcriber = try PocketSphinxTranscriber()
+            let transcriber = try arguments.makeTranscriber()
             for file in arguments.files {
                 let transcript = try transcribe(file, with: transcriber, options: arguments.options)
                 print(arguments.json ? json(file: file, transcript) : transcript.text)
@@ -74,25 +101,5 @@ enum TranscribeCommand {
     static func json(file: String, _ transcript: Transcript) -> String {
         let object: [String: Any] = ["file": file, "text": transcript.text, "duration": (transcript.duration * 1000).rounded() / 1000]
         return String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(), as: UTF8.self)
-    }
-}
-
-/// `--help` of a subcommand: printed on stdout, exit 0.
-struct HelpRequested: Error {
-    let text: String
-}
-
-/// Runs a subcommand, turning its error into one line on stderr and an exit code.
-func runReporting(_ body: () throws -> Void) -> Int32 {
-    do {
-        try body()
-        return ExitCode.success.rawValue
-    } catch let help as HelpRequested {
-        print(help.text)
-        return ExitCode.success.rawValue
-    } catch {
-        let (code, message) = ExitCode.report(error, device: "")
-        FileHandle.standardError.write(Data("speak: \(message)\n".utf8))
-        return code.rawValue
     }
 }
