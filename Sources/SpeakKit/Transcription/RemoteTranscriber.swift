@@ -131,6 +131,8 @@ public struct RemoteTranscriber: Transcriber {
             if !prompt.isEmpty { form.field("prompt", prompt) }
         case .speak:
             if let language = options.language { form.field("language", language) }
+            // speak serve restricts recognition to these (its `expect` field), as `--expect` does here.
+            if let phrases = options.expectedPhrases { form.field("expect", phrases.joined(separator: "|")) }
         }
         form.file("file", filename: "audio.mp3", contentType: "audio/mpeg", data: mp3)
         var request = URLRequest(url: url)

@@ -1,0 +1,62 @@
+import Foundation
+import SpeakKit
+import Testing
+
+/// `speak transcribe` on the sample files, locally and through another `speak serve`.
+@Suite("speak transcribe")
+struct TranscribeCommandTests {
+    static let samples = TranscriptionServerTests.samples
+
+    @Test("files in several formats, with --expect and --json")
+    func localFiles() throws {
+        let files = ["yes.m4a", "yes.webm", "yes.flac"].map { Self.samples.appendingPathComponent($0).path }
+        let result = try Speak.run(["transcribe", "--expect", "yes please do that|no|cancel", "--json"] + files)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        for (line, file) in zip(lines, files) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["text"] as? String == "yes please do that")
+            #expect(object["file"] as? String == file)
+            #expect(abs((object["duration"] as? Double ?? 0) - 1.7) < 0.1)
+        }
+    }
+
+    @Test("free dictation prints some of the words")
+    func dictation() throws {
+        let result = try Speak.run(["transcribe", Self.samples.appendingPathComponent("yes.wav").path])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("yes") || result.stdout.contains("that"), "\(result.stdout)")
+    }
+
+    @Test("bad input: not audio 65, missing 66, unknown word in --expect 64, no files 64")
+    func badInput() throws {
+        let text = FileManager.default.temporaryDirectory.appendingPathComponent("notes-\(UUID()).txt")
+        try Data("not audio".utf8).write(to: text)
+        let cases: [([String], Int32, String)] = [
+            ([text.path], 65, "not an audio file"),
+            (["/nonexistent.wav"], 66, "cannot read /nonexistent.wav"),
+            (["--expect", "yes|flibbertyzork", Self.samples.appendingPathComponent("yes.wav").path], 64, "flibbertyzork"),
+            ([], 64, "no files to transcribe"),
+        ]
+        for (arguments, status, message) in cases {
+            let result = try Speak.run(["transcribe"] + arguments)
+            #expect(result.status == status, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test("--server transcribes through another speak serve; a wrong token is not retried and says so")
+    func throughServer() throws {
+        let server = try RunningServer()
+        let file = Self.samples.appendingPathComponent("yes.ogg").path
+        let result = try Speak.run(["transcribe", "--server", server.url, "--token", server.token, "--expect", "yes please do that|no", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "yes please do that\n")
+        let refused = try Speak.run(["transcribe", "--server", server.url, "--token", "wrong", file])
+        #expect(refused.status == 6)
+        #expect(refused.stderr.hasPrefix("speak: transcription failed"))
+        #expect(!refused.stderr.contains("wrong"))
+    }
+}
