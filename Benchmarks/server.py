@@ -22,6 +22,7 @@ WORDS = ("red green blue quick quiet server build release window river garden si
          "paper market rocket pencil orange planet signal dragon yellow violet forest castle "
          "bridge summer winter copper engine finger monkey rabbit ticket butter camera doctor").split()
 PROCS = []  # servers started, stopped at the end whatever happens
+STOPPING = threading.Event()  # set on SIGINT/SIGTERM: client threads give up at once
 
 
 def busy_cpu(seconds=1.0):
@@ -119,14 +120,14 @@ def wrk(args, port, sample_pid):
     def sample():
         while not done.wait(0.2):
             peak[0] = max(peak[0], sum(p[0] for p in tree(sample_pid).values()))
-    sampler = threading.Thread(target=sample)
+    sampler, before = threading.Thread(target=sample, daemon=True), tree(sample_pid)
     sampler.start()
-    before = tree(sample_pid)
-    out = subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency",
-                          f"http://127.0.0.1:{port}{PATH}"], capture_output=True, text=True, check=True).stdout
-    cpu = sum(c for c, _ in cpu_used(sample_pid, before).values())
-    done.set()
-    sampler.join()
+    try:
+        out = subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency",
+                              f"http://127.0.0.1:{port}{PATH}"], capture_output=True, text=True, check=True).stdout
+        cpu = sum(c for c, _ in cpu_used(sample_pid, before).values())
+    finally:
+        done.set()
     field = lambda pattern, default="0": (re.search(pattern, out) or [None, default])[1]
     unit = {"us": 1e-3, "ms": 1, "s": 1e3}
     ms = lambda p: float(m[1]) * unit[m[2]] if (m := re.search(rf"{p}%\s+([\d.]+)(us|ms|s)\b", out)) else None
@@ -190,7 +191,7 @@ def uncached(args, tmp, config, workers):
 
     def client(deadline):
         conn, replies, errors = http.client.HTTPConnection("127.0.0.1", port, timeout=60), 0, []
-        while time.perf_counter() < deadline:
+        while time.perf_counter() < deadline and not STOPPING.is_set():
             try:
                 post(conn, text(next(numbers)))
                 replies += 1
@@ -257,7 +258,11 @@ def main():
     args.speak = os.path.abspath(args.speak)
     if missing := [tool for tool in ("wrk", "nginx", "curl") if not shutil.which(tool)]:
         sys.exit(f"not found: {', '.join(missing)}")
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    def interrupted(number, _):
+        STOPPING.set()
+        sys.exit(128 + number)
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, interrupted)
     background = busy_cpu()
     if background > 0.1:
         print(f"warning: CPUs already {background:.0%} busy before the benchmark; results will be low", file=sys.stderr)

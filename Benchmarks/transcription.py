@@ -164,7 +164,7 @@ def main():
     try:
         server = Server(speak, directory)
         server.transcribe(files[0])  # loads the model in the server's pool
-        for round in range(args.rounds):
+        for r in range(args.rounds):
             for mode, key in (("", ""), ("_grammar", expect)):
                 order = files[:]
                 rng.shuffle(order)
@@ -184,7 +184,7 @@ def main():
                         restarts["batch" + mode] += restarted
                         for g in order:
                             g["batch" + mode] = texts[g["path"]]
-                print(f"round {round + 1}{mode or ' free'} done", file=sys.stderr)
+                print(f"round {r + 1}{mode or ' free'} done", file=sys.stderr)
         load.append(os.getloadavg()[0])
     finally:
         if server:

@@ -48,6 +48,11 @@ struct InputError: Error {
     let message: String
 }
 
+/// A failure whose message is already on stderr: only its exit code is left to give.
+struct AlreadyReported: Error {
+    let code: ExitCode
+}
+
 /// `--help` of a subcommand: printed on stdout, exit 0.
 struct HelpRequested: Error {
     let text: String
@@ -61,6 +66,8 @@ func runReporting(as command: String = "speak", _ body: () throws -> Void) -> In
     } catch let help as HelpRequested {
         print(help.text)
         return ExitCode.success.rawValue
+    } catch let reported as AlreadyReported {
+        return reported.code.rawValue
     } catch {
         let (code, message) = ExitCode.report(error)
         FileHandle.standardError.write(Data("\(command): \(message)\n".utf8))

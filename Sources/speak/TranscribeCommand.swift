@@ -76,10 +76,19 @@ enum TranscribeCommand {
         runReporting {
             let arguments = try Arguments(arguments)
             let transcriber = try arguments.makeTranscriber()
+            // One file failing does not stop the others; the last failure decides the exit code.
+            var failure: (any Error)?
             for file in arguments.files {
-                let transcript = try transcribe(file, with: transcriber, options: arguments.options)
-                print(arguments.json ? json(file: file, transcript) : transcript.text)
+                do {
+                    let transcript = try transcribe(file, with: transcriber, options: arguments.options)
+                    print(arguments.json ? json(file: file, transcript) : transcript.text)
+                } catch {
+                    guard arguments.files.count > 1 else { throw error }
+                    FileHandle.standardError.write(Data("speak: \(ExitCode.report(error).1)\n".utf8))
+                    failure = error
+                }
             }
+            if let failure { throw AlreadyReported(code: ExitCode.report(failure).0) }
         }
     }
 
