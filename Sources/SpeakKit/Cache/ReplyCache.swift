@@ -33,9 +33,17 @@ public struct ReplyCacheError: Error, CustomStringConvertible, Sendable {
 /// process the bound holds after every store; another process's stores are counted at the next rescan.
 public final class ReplyCache: @unchecked Sendable {
     public let directory: URL
+    /// `directory.path`, kept: entry paths are built on every lookup.
+    private let directoryPath: String
     public let maximumBytes: Int
     private let lock = NSLock()
     private var estimatedBytes = 0  // guarded by `lock`
+    /// The most recently served replies, in memory: a hit costs no file read. Keyed by digest.
+    private var hot: [String: (data: Data, lastUsed: Int64, lastTouched: Int64)] = [:]  // guarded by `lock`
+    private var hotBytes = 0  // guarded by `lock`
+    static let hotLimit = 16 << 20
+    /// A hit held in memory refreshes its file's mtime (recency for every process) this often at most.
+    static let touchInterval: Int64 = 10_000_000_000
 
     static let entrySuffix = ".reply"
     static let tempPrefix = ".tmp-"
@@ -45,6 +53,7 @@ public final class ReplyCache: @unchecked Sendable {
     /// Creates the directory if needed, removes dead writers' temp files, and counts what is there.
     public init(directory: URL, maximumBytes: Int) throws {
         self.directory = directory
+        directoryPath = directory.path
         self.maximumBytes = maximumBytes
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let cutoff = Self.now() - Self.staleTempNanoseconds
@@ -60,10 +69,35 @@ public final class ReplyCache: @unchecked Sendable {
     /// The stored bytes, or nil; a hit becomes the most recently used entry for every process.
     public func data(for key: ReplyKey) -> Data? {
         let path = path(for: key)
+        let now = Self.now()
+        let (held, touch): (Data?, Bool) = lock.withLock {
+            guard var entry = hot[key.digest] else { return (nil, false) }
+            entry.lastUsed = now
+            let touch = now - entry.lastTouched > Self.touchInterval
+            if touch { entry.lastTouched = now }
+            hot[key.digest] = entry
+            return (entry.data, touch)
+        }
+        if let held {
+            if touch { Self.touch(path) }
+            return held
+        }
         // An open file reads whole even if another process evicts or replaces it meanwhile.
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         Self.touch(path)
+        lock.withLock { hold(data, digest: key.digest, now: now) }
         return data
+    }
+
+    /// Keeps a reply in memory, dropping the least recently used past `hotLimit`. Under `lock`.
+    private func hold(_ data: Data, digest: String, now: Int64) {
+        guard data.count <= Self.hotLimit / 4 else { return }
+        if let previous = hot.updateValue((data, now, now), forKey: digest) { hotBytes -= previous.data.count }
+        hotBytes += data.count
+        while hotBytes > Self.hotLimit, let oldest = hot.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+            hot[oldest.key] = nil
+            hotBytes -= oldest.value.data.count
+        }
     }
 
     public func contains(_ key: ReplyKey) -> Bool { FileManager.default.fileExists(atPath: path(for: key)) }
@@ -78,7 +112,7 @@ public final class ReplyCache: @unchecked Sendable {
     /// Starts a reply that is written as it is produced, e.g. MP3 chunks while synthesis runs.
     public func beginEntry(for key: ReplyKey) throws -> Entry { try Entry(cache: self, key: key) }
 
-    func path(for key: ReplyKey) -> String { directory.appendingPathComponent(key.digest + Self.entrySuffix).path }
+    func path(for key: ReplyKey) -> String { directoryPath + "/" + key.digest + Self.entrySuffix }
 
     /// Renames a finished temp file into place, or drops it when it alone would exceed the bound.
     fileprivate func moveIntoPlace(_ tempPath: String, bytes: Int, key: ReplyKey) throws {
@@ -110,6 +144,8 @@ public final class ReplyCache: @unchecked Sendable {
             // Already gone means another process evicted it: either way it no longer counts.
             unlink(entry.path)
             estimatedBytes -= entry.bytes
+            let digest = String(entry.path.split(separator: "/").last?.dropLast(Self.entrySuffix.count) ?? "")
+            if let evicted = hot.removeValue(forKey: digest) { hotBytes -= evicted.data.count }
         }
     }
 

@@ -51,7 +51,15 @@ public enum SHA256 {
 
     /// The digest as 64 lowercase hex digits.
     public static func hex<Bytes: Sequence>(_ data: Bytes) -> String where Bytes.Element == UInt8 {
-        digest(data).map { String(format: "%02x", $0) }.joined()
+        // By table, not String(format:): this runs on every cached request the server answers.
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(64)
+        for byte in digest(data) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     public static func hex(_ string: String) -> String { hex(Array(string.utf8)) }

@@ -5,6 +5,8 @@ import Foundation
 public struct VoiceCatalog: Sendable {
     public static let defaultVoiceName = "default"
     public private(set) var voices: [Voice]
+    /// For lookups by name, which the server makes on every request.
+    private var byLowercasedName: [String: Voice] = [:]
 
     /// espeak-ng's own English, for when no voice file names itself `default`.
     public static let builtInDefault = Voice(
@@ -14,6 +16,7 @@ public struct VoiceCatalog: Sendable {
         var voices = voices
         if !voices.contains(where: { $0.name.lowercased() == Self.defaultVoiceName }) { voices.append(Self.builtInDefault) }
         self.voices = voices.sorted { $0.name.localizedCaseInsensitiveCompare($1.name) == .orderedAscending }
+        byLowercasedName = Dictionary(self.voices.map { ($0.name.lowercased(), $0) }) { first, _ in first }
     }
 
     /// Loads every `*.json` voice in `directories`, later directories overriding earlier ones.
@@ -54,7 +57,7 @@ public struct VoiceCatalog: Sendable {
 
     /// The voice named `name` (case-insensitive), or an error naming the closest voices.
     public func voice(named name: String) throws(VoiceError) -> Voice {
-        if let voice = voices.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) { return voice }
+        if let voice = byLowercasedName[name.lowercased()] { return voice }
         throw .unknown(name, suggestions: closestMatches(to: name, among: voices.map(\.name), limit: 3))
     }
 
