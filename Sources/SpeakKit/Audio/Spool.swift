@@ -1,0 +1,68 @@
+import Foundation
+
+/// The directory where recordings wait for transcription, so none is lost to a crash, a kill or a
+/// failed upload: the recorder writes each one here as it records, and it stays `pending` until
+/// `markDone`.
+///
+/// A recording still being written is held with an `flock`, which the kernel releases when its
+/// recorder exits in any way; `pending` leaves those out, so a file left by a crash becomes pending.
+public struct Spool: Sendable, Equatable {
+    public let directory: URL
+
+    /// `$XDG_DATA_HOME/speak/spool`, or `~/.local/share/speak/spool`.
+    public static var defaultDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let data =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+        return data.appendingPathComponent("speak/spool")
+    }
+
+    public init(directory: URL = Spool.defaultDirectory) {
+        self.directory = directory
+    }
+
+    /// Where `markDone(_:keep: true)` moves recordings.
+    public var doneDirectory: URL { directory.appendingPathComponent("done") }
+
+    /// Recordings waiting for transcription, oldest first. Empty when the directory does not exist.
+    public var pending: [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        // Names start with the UTC time to the millisecond, so name order is age order.
+        return names.filter { $0.hasSuffix(".wav") }.sorted()
+            .map { directory.appendingPathComponent($0) }
+            .filter { !Self.isBeingWritten($0) }
+    }
+
+    /// Deletes a transcribed recording, or with `keep` moves it to `doneDirectory`.
+    public func markDone(_ url: URL, keep: Bool) throws {
+        if keep {
+            try FileManager.default.createDirectory(at: doneDirectory, withIntermediateDirectories: true)
+            try FileManager.default.moveItem(at: url, to: doneDirectory.appendingPathComponent(url.lastPathComponent))
+        } else {
+            try FileManager.default.removeItem(at: url)
+        }
+    }
+
+    /// A fresh file name for a new recording, creating the directory if needed.
+    func newRecordingURL() throws -> URL {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        var parts = tm()
+        var seconds = time.tv_sec
+        gmtime_r(&seconds, &parts)
+        let stamp = String(
+            format: "%04d%02d%02d-%02d%02d%02d.%03d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+            parts.tm_hour, parts.tm_min, parts.tm_sec, time.tv_nsec / 1_000_000)
+        return directory.appendingPathComponent("\(stamp)-\(UUID().uuidString.prefix(8).lowercased()).wav")
+    }
+
+    /// Whether a live recorder holds the file's lock.
+    private static func isBeingWritten(_ url: URL) -> Bool {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return true }
+        defer { close(descriptor) }
+        return flock(descriptor, LOCK_SH | LOCK_NB) != 0
+    }
+}
