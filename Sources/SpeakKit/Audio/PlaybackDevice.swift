@@ -50,6 +50,8 @@ final class PlaybackDevice {
     func drain(shouldStop: () -> Bool) throws {
         // Fewer samples than the start threshold were written: start the device by hand.
         if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED { snd_pcm_start(pcm) }
+        var lastDelay = snd_pcm_sframes_t.max
+        var lastProgress = ContinuousClock.now
         while snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING {
             if shouldStop() {
                 snd_pcm_drop(pcm)
@@ -57,6 +59,13 @@ final class PlaybackDevice {
             }
             var delay: snd_pcm_sframes_t = 0
             guard snd_pcm_delay(pcm, &delay) == 0, delay > 0 else { break }
+            // A device that stops consuming (its sound server gone) must not hold us forever.
+            if delay < lastDelay {
+                (lastDelay, lastProgress) = (delay, .now)
+            } else if ContinuousClock.now - lastProgress > .seconds(2) {
+                snd_pcm_drop(pcm)
+                throw ALSAError(code: -EIO, function: "snd_pcm_drain", device: name)
+            }
             usleep(useconds_t(min(10_000, delay * 1_000_000 / sampleRate + 1)))
         }
         // What remains is at most one sleep's worth.

@@ -73,9 +73,11 @@ final class Subprocess: @unchecked Sendable {
         }
     }
 
+    /// Close-on-exec: a process another test starts meanwhile must not inherit this one's pipes
+    /// (it would hold them open, and a reader waiting for end-of-file would wait for it).
     private static func pipe() -> (read: Int32, write: Int32) {
         var descriptors: [Int32] = [0, 0]
-        precondition(Glibc.pipe(&descriptors) == 0)
+        precondition(pipe2(&descriptors, O_CLOEXEC) == 0)
         return (descriptors[0], descriptors[1])
     }
 
