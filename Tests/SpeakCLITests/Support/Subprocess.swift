@@ -14,6 +14,7 @@ final class Subprocess: @unchecked Sendable {
     }
 
     let pid: pid_t
+    private static let spawning = NSLock()
     private var output: (stdout: Data, stderr: Data) = (Data(), Data())
     private let readers = DispatchGroup()
 
@@ -22,6 +23,10 @@ final class Subprocess: @unchecked Sendable {
         var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        // Pipes are made close-on-exec and the child spawned under one lock, so no other test's
+        // child can start in between and inherit them.
+        Self.spawning.lock()
+        defer { Self.spawning.unlock() }
         let pipes = (stdin: Self.pipe(), stdout: Self.pipe(), stderr: Self.pipe())
         if input != nil {
             posix_spawn_file_actions_adddup2(&actions, pipes.stdin.read, 0)
@@ -77,7 +82,8 @@ final class Subprocess: @unchecked Sendable {
     /// (it would hold them open, and a reader waiting for end-of-file would wait for it).
     private static func pipe() -> (read: Int32, write: Int32) {
         var descriptors: [Int32] = [0, 0]
-        precondition(pipe2(&descriptors, O_CLOEXEC) == 0)
+        precondition(Glibc.pipe(&descriptors) == 0)
+        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         return (descriptors[0], descriptors[1])
     }
 
