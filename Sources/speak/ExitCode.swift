@@ -34,6 +34,16 @@ enum ExitCode: Int32 {
             (.busy, "device busy: '\(error.device)' is in use by another program (\(error.message)); pick another with -a")
         case let error as ALSAError where error.function == "snd_pcm_open" || error.function == "snd_pcm_set_params":
             (.unavailable, "no playback device '\(error.device)' (\(error.message)): pick one with -a (speak -a '?' lists them), or write a file with -o reply.mp3")
+        case let error as RecorderError:
+            switch error {
+            case .noCaptureDevice: (.unavailable, "\(error): pick one with --mic (or -a for speak record)")
+            case .permissionDenied: (.noPermission, error.description)
+            case .deviceBusy: (.busy, error.description)
+            case .tooShort: (.dataError, error.description)
+            case .noSpeech: (.noSpeech, error.description)
+            case .cancelled: (.interrupted, error.description)
+            case .recordingFailed: (.recordingFailed, error.description)
+            }
         case let error as TranscriptionError:
             (.transcriptionFailed, "transcription failed\(error.isRetryable ? " (retryable)" : ""): \(error.message)")
         case let error as PocketSphinxError where !error.unknownWords.isEmpty: (.usage, error.description)

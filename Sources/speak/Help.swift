@@ -6,6 +6,9 @@ let helpText = """
     usage: speak [-v voice] [-r wpm] [-p pitch] [-a device] [-o file] [-f file|-] [--progress] [--quiet] [text…]
            speak [-a device] FILE.mp3|FILE.wav        (or --play FILE)
 
+    Other commands (each with --help): speak serve (the HTTP service), speak record,
+    speak transcribe FILE…, speak ask "question?" (speak, record the answer, transcribe it).
+
     Text comes from the arguments, from -f FILE, or from standard input (-f - or a pipe).
 
     options:

@@ -65,10 +65,7 @@ enum ServeCommand {
 
     private static func serve(_ configuration: ServerConfiguration) throws {
         signal(SIGPIPE, SIG_IGN)
-        let environment = ProcessInfo.processInfo.environment
-        let voiceDirectories = [VoiceCatalog.shippedDirectory()?.path].compactMap { $0 }
-            + (environment["SPEAK_VOICES"]?.split(separator: ":").map(String.init) ?? []) + [configuration.voicesDirectory].compactMap { $0 }
-        let catalog = try VoiceCatalog(directories: voiceDirectories.map { URL(fileURLWithPath: $0) })
+        let catalog = try VoiceCatalog.standard(adding: configuration.voicesDirectory)
         let cache = try ReplyCache(directory: URL(fileURLWithPath: configuration.cacheDirectory ?? defaultCacheDirectory), maximumBytes: configuration.cacheBytes)
         let tokens = try configuration.tokensFile.map { try TokenStore(file: URL(fileURLWithPath: $0)) }
         let workers = try WorkerPool(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), size: configuration.effectiveWorkers)

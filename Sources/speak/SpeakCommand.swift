@@ -17,7 +17,7 @@ struct SpeakCommand {
         if options.help { return print(helpText) }
         if options.version { return print("speak \(speakVersion)") }
         Interrupt.install()
-        let catalog = try loadVoices()
+        let catalog = try VoiceCatalog.standard(adding: options.voicesDirectory)
         if options.voiceName == "?" { return print(catalog.listing) }
         if options.device == "?" { return print(deviceListing()) }
         if let file = options.playFile ?? audioFileArgument { return try playFile(file) }
@@ -67,12 +67,6 @@ struct SpeakCommand {
 
     private var player: Player {
         Player(device: options.device, waitForTurn: options.waitForTurn, shouldStop: { Interrupt.requested })
-    }
-
-    private func loadVoices() throws -> VoiceCatalog {
-        let environment = ProcessInfo.processInfo.environment["SPEAK_VOICES"]?.split(separator: ":").map(String.init) ?? []
-        let directories = [VoiceCatalog.shippedDirectory()?.path].compactMap { $0 } + environment + [options.voicesDirectory].compactMap { $0 }
-        return try VoiceCatalog(directories: directories.map { URL(fileURLWithPath: $0) })
     }
 
     /// `speak reply.mp3`: a lone argument naming an existing MP3 or WAV file plays it.
@@ -151,5 +145,15 @@ struct SpeakCommand {
         Player.devices().map { device in
             ([device.name] + device.description.split(separator: "\n").map { "    " + $0 }).joined(separator: "\n")
         }.joined(separator: "\n")
+    }
+}
+
+extension VoiceCatalog {
+    /// The shipped voices, then `$SPEAK_VOICES` (colon-separated), then `directory`: later files
+    /// replace earlier voices of the same name.
+    static func standard(adding directory: String?) throws -> VoiceCatalog {
+        let environment = ProcessInfo.processInfo.environment["SPEAK_VOICES"]?.split(separator: ":").map(String.init) ?? []
+        let directories = [shippedDirectory()?.path].compactMap { $0 } + environment + [directory].compactMap { $0 }
+        return try VoiceCatalog(directories: directories.map { URL(fileURLWithPath: $0) })
     }
 }

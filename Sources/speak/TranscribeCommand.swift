@@ -37,21 +37,7 @@ enum TranscribeCommand {
                 case "--language":
                     guard let value = remaining.popFirst() else { throw UsageError("--language needs a value") }
                     language = value
-                case "--server", "--openai":
-                    guard let url = remaining.popFirst() else { throw UsageError("\(argument) needs a URL") }
-                    upstream = TranscriptionUpstream(api: argument == "--server" ? .speak : .openai, url: url)
-                    upstream?.keyEnvironment = argument == "--server" ? "SPEAK_TOKEN" : "OPENAI_API_KEY"
-                case "--model", "--key-env", "--token":
-                    guard let value = remaining.popFirst() else { throw UsageError("\(argument) needs a value") }
-                    guard upstream != nil else { throw UsageError("\(argument) goes with --server or --openai") }
-                    switch argument {
-                    case "--model": upstream?.model = value
-                    case "--key-env": upstream?.keyEnvironment = value
-                    default:
-                        // The key is read from the environment, so a literal token goes there.
-                        setenv("SPEAK_TRANSCRIPTION_TOKEN", value, 1)
-                        upstream?.keyEnvironment = "SPEAK_TRANSCRIPTION_TOKEN"
-                    }
+                case _ where try parseUpstream(argument, &remaining, into: &upstream): break
                 case "--json": json = true
                 case "--pending": pending = true
                 case "--keep": keep = true
@@ -72,18 +58,47 @@ enum TranscribeCommand {
         }
     }
 
+    /// `--server URL`, `--openai URL`, `--model M`, `--key-env NAME`, `--token T`: which upstream
+    /// transcribes (shared by `speak transcribe` and `speak ask`). False if `argument` is none of them.
+    static func parseUpstream(_ argument: String, _ remaining: inout ArraySlice<String>, into upstream: inout TranscriptionUpstream?) throws -> Bool {
+        switch argument {
+        case "--server", "--openai":
+            guard let url = remaining.popFirst() else { throw UsageError("\(argument) needs a URL") }
+            upstream = TranscriptionUpstream(api: argument == "--server" ? .speak : .openai, url: url)
+            upstream?.keyEnvironment = argument == "--server" ? "SPEAK_TOKEN" : "OPENAI_API_KEY"
+        case "--model", "--key-env", "--token":
+            guard let value = remaining.popFirst() else { throw UsageError("\(argument) needs a value") }
+            guard upstream != nil else { throw UsageError("\(argument) goes with --server or --openai") }
+            switch argument {
+            case "--model": upstream?.model = value
+            case "--key-env": upstream?.keyEnvironment = value
+            default:
+                // The key is read from the environment, so a literal token goes there.
+                setenv("SPEAK_TRANSCRIPTION_TOKEN", value, 1)
+                upstream?.keyEnvironment = "SPEAK_TRANSCRIPTION_TOKEN"
+            }
+        default: return false
+        }
+        return true
+    }
+
     static func main(_ arguments: [String]) -> Int32 {
         runReporting {
             let arguments = try Arguments(arguments)
             let transcriber = try arguments.makeTranscriber()
+            // The spool's recordings are removed only once transcribed (unless --keep).
+            let spool = Spool()
+            let files = arguments.pending ? spool.pending.map(\.path) : arguments.files
             // One file failing does not stop the others; the last failure decides the exit code.
             var failure: (any Error)?
-            for file in arguments.files {
+            for file in files {
                 do {
                     let transcript = try transcribe(file, with: transcriber, options: arguments.options)
-                    print(arguments.json ? json(file: file, transcript) : transcript.text)
+                    let text = arguments.pending ? "\(file): \(transcript.text)" : transcript.text
+                    print(arguments.json ? json(file: file, transcript) : text)
+                    if arguments.pending { try spool.markDone(URL(fileURLWithPath: file), keep: arguments.keep) }
                 } catch {
-                    guard arguments.files.count > 1 else { throw error }
+                    guard files.count > 1 || arguments.pending else { throw error }
                     FileHandle.standardError.write(Data("speak: \(ExitCode.report(error).1)\n".utf8))
                     failure = error
                 }

@@ -5,58 +5,12 @@ import Testing
 /// `speak` played through ALSA into a real PulseAudio daemon, and what the speaker heard.
 @Suite(.serialized)
 final class PlaybackTests {
-    /// Samples at or above 1% of full scale count as audible.
-    static let threshold = 0.01
     let server: AudioServer
     let scratch: URL
 
     init() throws {
         server = try AudioServer()
         scratch = server.directory
-    }
-
-    /// What `speak -o` synthesises for the same arguments.
-    func synthesised(_ arguments: [String]) throws -> PCMBuffer {
-        let file = scratch.appendingPathComponent("reference-\(UUID().uuidString).wav")
-        let result = try Speak.run(arguments + ["-o", file.path])
-        try #require(result.status == 0, "\(result.stderr)")
-        return try PCMBuffer(audio: Data(contentsOf: file))
-    }
-
-    /// The audible span, in seconds, of what `speak -o` synthesises for the same arguments.
-    func synthesisedSpan(_ arguments: [String]) throws -> Double {
-        let pcm = try synthesised(arguments)
-        return Double(try #require(pcm.audibleSpan(threshold: Self.threshold)).count) / Double(pcm.sampleRate)
-    }
-
-    /// The sink passes samples through unchanged (same rate, full volume), so all of `reference`
-    /// was heard when its first and its last 20 ms of sound are in the recording, sample for sample,
-    /// and the audible span heard is no shorter than the one synthesised (a lost head or tail of
-    /// more than 20 ms fails both ways). A scheduling gap on a loaded machine lengthens the span
-    /// but loses nothing, so it does not fail.
-    func expectHeardWhole(_ reference: PCMBuffer, in recording: Listener.Recording, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let expected = try #require(reference.audibleSpan(threshold: Self.threshold))
-        let probe = reference.sampleRate / 50
-        let head = Array(reference.samples[expected.lowerBound..<expected.lowerBound + probe])
-        let tail = Array(reference.samples[(expected.upperBound + 1 - probe)...expected.upperBound])
-        #expect(recording.samples.firstRange(of: head) != nil, "the first 20 ms of speech were not heard", sourceLocation: sourceLocation)
-        #expect(recording.samples.firstRange(of: tail) != nil, "the last 20 ms of speech were not heard", sourceLocation: sourceLocation)
-        let heard = try heardSpan(recording).count
-        #expect(heard >= expected.count - probe, "heard \(heard) samples of \(expected.count)", sourceLocation: sourceLocation)
-    }
-
-    func heardSpan(_ recording: Listener.Recording) throws -> ClosedRange<Int> {
-        let pcm = PCMBuffer(sampleRate: AudioServer.sampleRate, samples: recording.samples)
-        return try #require(pcm.audibleSpan(threshold: Self.threshold), "nothing was heard")
-    }
-
-    /// Waits until the speaker has played something audible since `mark`.
-    func waitForSound(since mark: Listener.Mark, timeout: TimeInterval = 10) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while PCMBuffer(sampleRate: AudioServer.sampleRate, samples: server.heard(since: mark).samples).audibleSpan(threshold: Self.threshold) == nil {
-            guard Date() < deadline else { throw TestFailure("no sound within \(timeout) s") }
-            usleep(10_000)
-        }
     }
 
     @Test(
@@ -67,14 +21,14 @@ final class PlaybackTests {
             ["-v", "oliver", "-r", "220", "The quick brown fox jumps over the lazy dog, and then it rests."],
         ])
     func everySyllableIsHeard(arguments: [String]) throws {
-        let reference = try synthesised(arguments)
+        let reference = try server.synthesised(arguments)
         let mark = server.now
         let result = try Speak.run(arguments, environment: server.environment)
         #expect(result.status == 0, "\(result.stderr)")
         usleep(300_000)
         let recording = server.heard(since: mark)
-        try expectHeardWhole(reference, in: recording)
-        let span = try heardSpan(recording)
+        try server.expectHeardWhole(reference, in: recording)
+        let span = try server.heardSpan(recording)
         // The sink wrote the last audible sample before speak exited: it waited for the drain.
         #expect(recording.time(ofSample: span.upperBound) <= result.exitTime)
     }
@@ -89,21 +43,21 @@ final class PlaybackTests {
         let result = try Speak.run([file.path], environment: server.environment)
         #expect(result.status == 0, "\(result.stderr)")
         usleep(300_000)
-        try expectHeardWhole(decoded, in: server.heard(since: mark))
+        try server.expectHeardWhole(decoded, in: server.heard(since: mark))
     }
 
     @Test("two speak processes started at once take turns")
     func takeTurns() throws {
         let first = ["One, two, three, four."]
         let second = ["-v", "ava", "Five, six, seven, eight."]
-        let together = try synthesisedSpan(first) + synthesisedSpan(second)
+        let together = try server.synthesisedSpan(first) + server.synthesisedSpan(second)
         let mark = server.now
         let a = try Speak.start(first, environment: server.environment)
         let b = try Speak.start(second, environment: server.environment)
         #expect(a.wait().status == 0)
         #expect(b.wait().status == 0)
         usleep(300_000)
-        let heard = Double(try heardSpan(server.heard(since: mark)).count) / Double(AudioServer.sampleRate)
+        let heard = Double(try server.heardSpan(server.heard(since: mark)).count) / Double(AudioServer.sampleRate)
         // Talking over each other would overlap the two and hear less than both in a row.
         #expect(heard >= together, "heard \(heard) s for \(together) s of speech")
     }
@@ -114,7 +68,7 @@ final class PlaybackTests {
         let speaking = try Speak.start(
             ["This sentence is long enough to be interrupted well before its end, so keep talking for a while."],
             environment: server.environment)
-        try waitForSound(since: mark)
+        try server.waitForSound(since: mark)
         usleep(300_000)
         let interrupted = ProcessInfo.processInfo.systemUptime
         speaking.send(SIGINT)
@@ -123,7 +77,7 @@ final class PlaybackTests {
         #expect(result.signal == nil)
         usleep(300_000)
         let recording = server.heard(since: mark)
-        let last = try heardSpan(recording).upperBound
+        let last = try server.heardSpan(recording).upperBound
         #expect(recording.time(ofSample: last) <= interrupted + 0.1, "sound went on after Ctrl-C")
     }
 
@@ -131,7 +85,7 @@ final class PlaybackTests {
     func busyWithoutWaiting() throws {
         let mark = server.now
         let speaking = try Speak.start(["Hold the line while another speaker tries to cut in."], environment: server.environment)
-        try waitForSound(since: mark)
+        try server.waitForSound(since: mark)
         let result = try Speak.run(["--no-wait", "Me too!"], environment: server.environment)
         #expect(result.status == 75)
         #expect(result.stderr.hasPrefix("speak: device busy"))
@@ -142,19 +96,19 @@ final class PlaybackTests {
 
     func heardSeconds(since mark: Listener.Mark) throws -> Double {
         usleep(300_000)
-        return Double(try heardSpan(server.heard(since: mark)).count) / Double(AudioServer.sampleRate)
+        return Double(try server.heardSpan(server.heard(since: mark)).count) / Double(AudioServer.sampleRate)
     }
 
     @Test("speak --remote plays on the server's device through POST /play, and returns once heard")
     func remotePlay() throws {
         let service = try RunningServer(environment: server.environment)
         let arguments = ["Spoken on another machine."]
-        let expected = try synthesisedSpan(arguments)
+        let expected = try server.synthesisedSpan(arguments)
         let mark = server.now
         let result = try Speak.run(["--remote", service.url, "--token", service.token] + arguments)
         #expect(result.status == 0, "\(result.stderr)")
         let recording = server.heard(since: mark)
-        let span = try heardSpan(recording)
+        let span = try server.heardSpan(recording)
         #expect(recording.time(ofSample: span.upperBound) <= result.exitTime)
         #expect(abs(try heardSeconds(since: mark) - expected) <= 0.020)
 
@@ -181,6 +135,6 @@ final class PlaybackTests {
         let second = try Speak.run(["--cache", "Build passed."], environment: environment)
         #expect(second.status == 0)
         usleep(300_000)
-        try expectHeardWhole(cached, in: server.heard(since: mark))
+        try server.expectHeardWhole(cached, in: server.heard(since: mark))
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import SpeakKit
 import Synchronization
+import Testing
 
 /// A private PulseAudio daemon for one test: a real-time audio server with no sound card.
 ///
@@ -13,8 +15,10 @@ final class AudioServer {
     let environment: [String: String]
     private let daemon: Subprocess
     private let listener: Listener
+    /// The virtual microphone (a pipe source, the default source), when asked for.
+    private var microphone: Feeder?
 
-    init() throws {
+    init(microphone withMicrophone: Bool = false) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("speak-pulse-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let fifo = directory.appendingPathComponent("speaker.fifo").path
@@ -28,12 +32,21 @@ final class AudioServer {
             "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "-n", "--log-target=stderr", "--log-level=error",
             "--load=module-native-protocol-unix",
             "--load=module-pipe-sink file=\(fifo) sink_name=speaker format=s16le rate=\(Self.sampleRate) channels=1 use_system_clock_for_timing=yes",
-        ], environment: environment)
+        ] + (withMicrophone ? ["--load=module-pipe-source file=\(directory.path)/mic.fifo source_name=mic format=s16le rate=\(Microphone.sampleRate) channels=1"] : []),
+        environment: environment)
         listener = try Listener(fifo: fifo, until: Date().addingTimeInterval(10))
         try waitUntilReady()
+        if withMicrophone {
+            try #require(try Subprocess.run("/usr/bin/pactl", ["set-default-source", "mic"], environment: environment).status == 0)
+            microphone = try Feeder(fifo: "\(directory.path)/mic.fifo", sampleRate: Microphone.sampleRate)
+        }
     }
 
+    /// Speaks `samples` (16 kHz) into the virtual microphone, after what is already queued.
+    func say(_ samples: [Int16]) { microphone?.enqueue(samples) }
+
     deinit {
+        microphone?.stop()
         daemon.send(SIGTERM)
         _ = daemon.wait()
         listener.stop()
@@ -53,6 +66,56 @@ final class AudioServer {
 
     /// What the speaker played since `mark`, with when each part arrived.
     func heard(since mark: Listener.Mark) -> Listener.Recording { listener.recording(since: mark) }
+}
+
+/// Hearing what was played: the audible part of recordings and references.
+extension AudioServer {
+    /// Samples at or above 1% of full scale count as audible.
+    static let threshold = 0.01
+
+    /// What `speak -o` synthesises for the same arguments.
+    func synthesised(_ arguments: [String]) throws -> PCMBuffer {
+        let file = directory.appendingPathComponent("reference-\(UUID().uuidString).wav")
+        let result = try Speak.run(arguments + ["-o", file.path])
+        try #require(result.status == 0, "\(result.stderr)")
+        return try PCMBuffer(audio: Data(contentsOf: file))
+    }
+
+    /// The audible span, in seconds, of what `speak -o` synthesises for the same arguments.
+    func synthesisedSpan(_ arguments: [String]) throws -> Double {
+        let pcm = try synthesised(arguments)
+        return Double(try #require(pcm.audibleSpan(threshold: Self.threshold)).count) / Double(pcm.sampleRate)
+    }
+
+    /// The sink passes samples through unchanged (same rate, full volume), so all of `reference`
+    /// was heard when its first and its last 20 ms of sound are in the recording, sample for sample,
+    /// and the audible span heard is no shorter than the one synthesised (a lost head or tail of
+    /// more than 20 ms fails both ways). A scheduling gap on a loaded machine lengthens the span
+    /// but loses nothing, so it does not fail.
+    func expectHeardWhole(_ reference: PCMBuffer, in recording: Listener.Recording, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let expected = try #require(reference.audibleSpan(threshold: Self.threshold))
+        let probe = reference.sampleRate / 50
+        let head = Array(reference.samples[expected.lowerBound..<expected.lowerBound + probe])
+        let tail = Array(reference.samples[(expected.upperBound + 1 - probe)...expected.upperBound])
+        #expect(recording.samples.firstRange(of: head) != nil, "the first 20 ms of speech were not heard", sourceLocation: sourceLocation)
+        #expect(recording.samples.firstRange(of: tail) != nil, "the last 20 ms of speech were not heard", sourceLocation: sourceLocation)
+        let heard = try heardSpan(recording).count
+        #expect(heard >= expected.count - probe, "heard \(heard) samples of \(expected.count)", sourceLocation: sourceLocation)
+    }
+
+    func heardSpan(_ recording: Listener.Recording) throws -> ClosedRange<Int> {
+        let pcm = PCMBuffer(sampleRate: AudioServer.sampleRate, samples: recording.samples)
+        return try #require(pcm.audibleSpan(threshold: Self.threshold), "nothing was heard")
+    }
+
+    /// Waits until the speaker has played something audible since `mark`.
+    func waitForSound(since mark: Listener.Mark, timeout: TimeInterval = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while PCMBuffer(sampleRate: AudioServer.sampleRate, samples: heard(since: mark).samples).audibleSpan(threshold: Self.threshold) == nil {
+            guard Date() < deadline else { throw TestFailure("no sound within \(timeout) s") }
+            usleep(10_000)
+        }
+    }
 }
 
 /// Reads the pipe sink's FIFO on its own thread, keeping every sample and when it arrived.

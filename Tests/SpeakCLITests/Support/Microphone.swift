@@ -143,7 +143,7 @@ final class Feeder: @unchecked Sendable {
 
     init(fifo: String, sampleRate: Int) throws {
         // The daemon holds the FIFO open, so this open does not wait for a reader.
-        descriptor = open(fifo, O_WRONLY | O_CLOEXEC)
+        descriptor = open(fifo, O_WRONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw TestFailure("cannot open \(fifo): \(String(cString: strerror(errno)))") }
         self.sampleRate = sampleRate
         Thread.detachNewThread { [self] in writeLoop() }
@@ -178,6 +178,12 @@ final class Feeder: @unchecked Sendable {
                     while offset < bytes.count {
                         let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                         if count < 0 && errno == EINTR { continue }
+                        // Full pipe (nobody recording): wait, but never past stop(), or deinit would hang.
+                        if count < 0 && errno == EAGAIN {
+                            if stopped.load(ordering: .relaxed) { return false }
+                            usleep(5_000)
+                            continue
+                        }
                         guard count > 0 else { return false }
                         offset += count
                     }

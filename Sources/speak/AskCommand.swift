@@ -1,0 +1,85 @@
+import Foundation
+import SpeakKit
+
+/// `speak ask "Deploy to production?" --expect "yes|no"`: the voice round trip. Speaks the
+/// prompt, records the answer until silence, transcribes it, prints it.
+enum AskCommand {
+    static let help = """
+        speak ask: speak a prompt, record the answer until silence, transcribe it, print it.
+
+        usage: speak ask "Deploy to production?" [--expect "yes|no"] [--json] [-v voice] [-a device]
+                         [--mic device] [--max-seconds 15] [--timeout 5] [--keep]
+                         [--server URL [--token T] | --openai URL [--model M] [--key-env NAME]]
+
+        --timeout is how long to wait for speech to start; --max-seconds bounds the answer.
+        exit codes: 0 answered (printed), 3 no speech heard, 4 not understood, 5 timed out (still
+        talking at --max-seconds), 6 transcription failed (the recording is kept: speak transcribe
+        --pending retries it), 69 no playback or capture device, 75 device busy, 77 permission denied.
+        """
+
+    static func main(_ arguments: [String]) -> Int32 {
+        runReporting {
+            var prompt: [String] = []
+            var expect: [String]?
+            var json = false
+            var keep = false
+            var voiceName = VoiceCatalog.defaultVoiceName
+            var device = Player.defaultDevice
+            var upstream: TranscriptionUpstream?
+            var recording = Recorder.Options(maxDuration: 15, untilSilence: EndPointer.Settings())
+            var remaining = arguments[...]
+            while let argument = remaining.popFirst() {
+                switch argument {
+                case "--expect":
+                    expect = try RecordCommand.value(&remaining, argument).split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+                case "--json": json = true
+                case "--keep": keep = true
+                case "-v", "--voice": voiceName = try RecordCommand.value(&remaining, argument)
+                case "-a", "--device": device = try RecordCommand.value(&remaining, argument)
+                case "--mic": recording.device = try RecordCommand.value(&remaining, argument)
+                case "--max-seconds": recording.maxDuration = try RecordCommand.seconds(&remaining, argument)
+                case "--timeout": recording.untilSilence?.noSpeechTimeout = try RecordCommand.seconds(&remaining, argument)
+                case "-h", "--help": throw HelpRequested(text: help)
+                case _ where try TranscribeCommand.parseUpstream(argument, &remaining, into: &upstream): break
+                case _ where argument.hasPrefix("-") && argument.count > 1: throw UsageError("unknown option \(argument) (speak ask --help)")
+                default: prompt.append(argument)
+                }
+            }
+            guard !prompt.isEmpty else { throw UsageError("no question to ask: speak ask \"Deploy to production?\"") }
+            let transcriber: any Transcriber = try upstream.map { RemoteTranscriber(upstream: $0) } ?? PocketSphinxTranscriber()
+            if let expect, let local = transcriber as? PocketSphinxTranscriber, !local.unknownWords(in: expect).isEmpty {
+                throw UsageError("--expect has words the recogniser does not know: \(local.unknownWords(in: expect).joined(separator: ", "))")
+            }
+
+            // 1. The prompt, heard whole before the microphone opens.
+            let synthesizer = try EspeakSynthesizer.shared()
+            let voice = try VoiceCatalog.standard(adding: nil).voice(named: voiceName)
+            Interrupt.install()
+            try Player(device: device, shouldStop: { Interrupt.requested }).play(sampleRate: synthesizer.sampleRate) { write in
+                try synthesizer.synthesize(prompt.joined(separator: " "), options: SpeechOptions(voice: voice), onChunk: write)
+            }
+            // 2. The answer.
+            let answer = try RecordCommand.record(with: recording, meter: false)
+            guard answer.stopReason != .maxDuration else {
+                throw InputError(code: .timedOut, message: "timed out: still talking after \(recording.maxDuration ?? 0) s (kept at \(answer.url.path))")
+            }
+            // 3. Its words; the recording stays in the spool until they are known.
+            let transcript: Transcript
+            do {
+                transcript = try transcriber.transcribe(try answer.pcm(), options: TranscriptionOptions(expectedPhrases: expect))
+            } catch let error as TranscriptionError {
+                throw InputError(
+                    code: .transcriptionFailed,
+                    message: "transcription failed\(error.isRetryable ? " (retryable)" : ""): \(error.message); the recording is kept: speak transcribe --pending retries it")
+            }
+            try recording.spool.markDone(answer.url, keep: keep)
+            guard !transcript.text.isEmpty else { throw InputError(code: .notUnderstood, message: "not understood: nothing recognised in the answer") }
+            if json {
+                let object: [String: Any] = ["answer": transcript.text, "seconds": (answer.duration * 100).rounded() / 100]
+                print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+            } else {
+                print(transcript.text)
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import SpeakKit
+
+/// `speak record` and `speak ask`: the microphone side of the voice round trip.
+enum RecordCommand {
+    static let help = """
+        speak record: record from the microphone (16 kHz mono), into the spool or a file.
+
+        usage: speak record [-o file.wav|file.mp3] [--max-seconds N] [--until-silence] [-a device] [--quiet]
+
+        Stops on Enter or Ctrl-C, after --max-seconds, at 25 MB, or with --until-silence once speech
+        was heard and then 1 s of silence. Without -o the recording stays in the spool (its path is
+        printed) until `speak transcribe --pending` has transcribed it.
+        """
+
+    static func main(_ arguments: [String]) -> Int32 {
+        runReporting {
+            var output: String?
+            var options = Recorder.Options()
+            var quiet = false
+            var remaining = arguments[...]
+            while let argument = remaining.popFirst() {
+                switch argument {
+                case "-o", "--output": output = try value(&remaining, argument)
+                case "-a", "--device": options.device = try value(&remaining, argument)
+                case "--max-seconds": options.maxDuration = try seconds(&remaining, argument)
+                case "--until-silence": options.untilSilence = EndPointer.Settings()
+                case "-q", "--quiet": quiet = true
+                case "-h", "--help": throw HelpRequested(text: help)
+                default: throw UsageError("unknown option \(argument) (speak record --help)")
+                }
+            }
+            let recording = try record(with: options, meter: !quiet)
+            guard let output else { return print(recording.url.path) }
+            try write(recording, to: output)
+            try options.spool.markDone(recording.url, keep: false)
+        }
+    }
+
+    /// Records with a live meter on a terminal; Enter or Ctrl-C stops.
+    static func record(with options: Recorder.Options, meter: Bool) throws -> Recording {
+        let showMeter = meter && isatty(STDERR_FILENO) == 1
+        let recorder = Recorder(options: options) { status in
+            guard showMeter, case .recording = status.state else { return }
+            let bars = Int((min(status.level * 4, 1) * 20).rounded())
+            let line = String(format: "\r● %5.1f s  [", status.duration) + String(repeating: "#", count: bars) + String(repeating: " ", count: 20 - bars) + "]"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+        Interrupt.install()
+        // Ctrl-C and a key press stop the recording; what was said is kept.
+        Thread.detachNewThread {
+            while !Interrupt.requested { usleep(20_000) }
+            recorder.stop()
+        }
+        if isatty(STDIN_FILENO) == 1 {
+            Thread.detachNewThread {
+                _ = readLine()
+                recorder.stop()
+            }
+        }
+        defer { if showMeter { FileHandle.standardError.write(Data("\n".utf8)) } }
+        return try recorder.record()
+    }
+
+    static func write(_ recording: Recording, to path: String) throws {
+        let format = AudioFileFormat(pathExtension: (path as NSString).pathExtension) ?? .wav
+        let data = format == .mp3 ? try recording.mp3Data() : try Data(contentsOf: recording.url)
+        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            throw InputError(code: .cannotCreate, message: "cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+
+    static func value(_ remaining: inout ArraySlice<String>, _ flag: String) throws -> String {
+        guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
+        return next
+    }
+
+    static func seconds(_ remaining: inout ArraySlice<String>, _ flag: String) throws -> Double {
+        let text = try value(&remaining, flag)
+        guard let seconds = Double(text), seconds > 0 else { throw UsageError("\(flag) must be a number of seconds, not '\(text)'") }
+        return seconds
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import SpeakKit
+import Testing
+
+/// The voice round trip on real components: one PulseAudio daemon with a speaker (a pipe sink the
+/// test listens to) and a microphone (a pipe source the test speaks into).
+@Suite("speak ask, record and transcribe --pending", .serialized)
+final class RoundTripTests {
+    let server: AudioServer
+    /// The daemon's environment, with a private spool (`$XDG_DATA_HOME/speak/spool`).
+    let environment: [String: String]
+    let spool: Spool
+
+    init() throws {
+        server = try AudioServer(microphone: true)
+        let dataHome = server.directory.appendingPathComponent("data")
+        var environment = server.environment
+        environment["XDG_DATA_HOME"] = dataHome.path
+        self.environment = environment
+        spool = Spool(directory: dataHome.appendingPathComponent("speak/spool"))
+    }
+
+    /// Speaks `text` into the microphone once the speaker has played `prompt` and gone quiet.
+    func answer(_ text: String, after prompt: PCMBuffer, since mark: Listener.Mark) throws {
+        try server.waitForSound(since: mark)
+        usleep(useconds_t((prompt.duration + 0.3) * 1_000_000))
+        server.say([Int16](repeating: 0, count: 3200) + (try Microphone.speech(text)))
+    }
+
+    @Test("speak ask speaks the prompt, records the answer until silence, and prints it exactly with --expect")
+    func ask() throws {
+        let prompt = try server.synthesised(["Deploy to production?"])
+        let mark = server.now
+        let asking = try Speak.start(["ask", "--expect", "yes|no|cancel", "--json", "Deploy to production?"], environment: environment)
+        try answer("no", after: prompt, since: mark)
+        let result = asking.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["answer"] as? String == "no")
+        try server.expectHeardWhole(prompt, in: server.heard(since: mark))
+        #expect(spool.pending.isEmpty)
+    }
+
+    @Test("no answer: exit 3, 'no speech heard'")
+    func noSpeech() throws {
+        let result = try Speak.run(["ask", "--timeout", "1", "Anyone there?"], environment: environment)
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr == "speak: no speech heard\n")
+    }
+
+    @Test("a failing upstream keeps the recording, and transcribe --pending transcribes it later")
+    func failingUpstreamKeepsRecording() throws {
+        let prompt = try server.synthesised(["Roll back?"])
+        let mark = server.now
+        let asking = try Speak.start(["ask", "--server", "http://127.0.0.1:9", "--token", "t", "Roll back?"], environment: environment)
+        try answer("yes", after: prompt, since: mark)
+        let result = asking.wait()
+        #expect(result.status == 6, "\(result.stderr)")
+        #expect(result.stderr.contains("the recording is kept"))
+        #expect(spool.pending.count == 1)
+
+        let retried = try Speak.run(["transcribe", "--pending", "--expect", "yes|no|cancel"], environment: environment)
+        #expect(retried.status == 0, "\(retried.stderr)")
+        #expect(retried.stdout.hasSuffix(": yes\n"), "\(retried.stdout)")
+        #expect(spool.pending.isEmpty)
+    }
+
+    @Test("kill -9 during speak record leaves a file in the spool that transcribe --pending transcribes")
+    func killedRecording() throws {
+        let recording = try Speak.start(["record", "--max-seconds", "30", "--quiet"], environment: environment)
+        usleep(500_000)
+        server.say(try Microphone.speech("cancel") + [Int16](repeating: 0, count: 16000 * 5))
+        usleep(1_800_000)
+        recording.send(SIGKILL)
+        #expect(recording.wait().signal == SIGKILL)
+        #expect(spool.pending.count == 1)
+        let retried = try Speak.run(["transcribe", "--pending", "--expect", "yes|no|cancel"], environment: environment)
+        #expect(retried.status == 0, "\(retried.stderr)")
+        #expect(retried.stdout.hasSuffix(": cancel\n"), "\(retried.stdout)")
+        #expect(spool.pending.isEmpty)
+    }
+
+    @Test("speak record -o writes the answer to a file; Ctrl-C stops and keeps it")
+    func recordToFile() throws {
+        let output = server.directory.appendingPathComponent("answer.mp3")
+        let recording = try Speak.start(["record", "-o", output.path, "--quiet"], environment: environment)
+        usleep(300_000)
+        server.say(try Microphone.speech("yes"))
+        usleep(1_500_000)
+        recording.send(SIGINT)
+        let result = recording.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        let audio = try PCMBuffer(audio: Data(contentsOf: output))
+        #expect(audio.sampleRate == 16000 && audio.duration > 1)
+        let transcribed = try Speak.run(["transcribe", "--expect", "yes|no", output.path])
+        #expect(transcribed.stdout == "yes\n", "\(transcribed.stdout)\(transcribed.stderr)")
+    }
+}
