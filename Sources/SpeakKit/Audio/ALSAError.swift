@@ -21,3 +21,23 @@ public struct ALSAError: Error, CustomStringConvertible, Sendable {
         throw ALSAError(code: Int32(code), function: function, device: device)
     }
 }
+
+/// Opens an ALSA PCM for mono S16_LE at `sampleRate` with `bufferMicroseconds` of buffer, without
+/// waiting: a device held by another program fails at once with `isBusy`, then I/O blocks.
+/// Shared by `PlaybackDevice` and `CaptureDevice`.
+func openPCM(_ name: String, _ stream: snd_pcm_stream_t, sampleRate: Int, bufferMicroseconds: UInt32) throws(ALSAError) -> OpaquePointer {
+    speak_alsa_silence_errors()
+    var pcm: OpaquePointer?
+    try ALSAError.check(snd_pcm_open(&pcm, name, stream, SND_PCM_NONBLOCK), "snd_pcm_open", device: name)
+    guard let pcm else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: name) }
+    do throws(ALSAError) {
+        try ALSAError.check(snd_pcm_nonblock(pcm, 0), "snd_pcm_nonblock", device: name)
+        try ALSAError.check(
+            snd_pcm_set_params(pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1, bufferMicroseconds),
+            "snd_pcm_set_params", device: name)
+    } catch {
+        snd_pcm_close(pcm)
+        throw error
+    }
+    return pcm
+}

@@ -13,18 +13,11 @@ final class CaptureDevice {
     /// arrived), so it is sized to ride out a busy machine without overruns; the period keeps the
     /// live level within about 50 ms.
     init(name: String, sampleRate: Int) throws(ALSAError) {
-        speak_alsa_silence_errors()
-        var pcm: OpaquePointer?
-        try ALSAError.check(snd_pcm_open(&pcm, name, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK), "snd_pcm_open", device: name)
-        guard let pcm else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: name) }
+        let pcm = try openPCM(name, SND_PCM_STREAM_CAPTURE, sampleRate: sampleRate, bufferMicroseconds: 200_000)
         self.pcm = pcm
         self.name = name
         self.sampleRate = sampleRate
         do throws(ALSAError) {
-            try ALSAError.check(snd_pcm_nonblock(pcm, 0), "snd_pcm_nonblock", device: name)
-            try ALSAError.check(
-                snd_pcm_set_params(pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1, 200_000),
-                "snd_pcm_set_params", device: name)
             try ALSAError.check(snd_pcm_start(pcm), "snd_pcm_start", device: name)
         } catch {
             snd_pcm_close(pcm)

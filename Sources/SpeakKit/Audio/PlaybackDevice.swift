@@ -9,23 +9,10 @@ final class PlaybackDevice {
 
     /// Opens without waiting: a device held by another program fails at once with `isBusy`.
     init(name: String, sampleRate: Int) throws(ALSAError) {
-        speak_alsa_silence_errors()
-        var pcm: OpaquePointer?
-        try ALSAError.check(snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK), "snd_pcm_open", device: name)
-        guard let pcm else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: name) }
-        self.pcm = pcm
+        // 100 ms of buffer: enough to ride out scheduling hiccups, short enough to stop promptly.
+        pcm = try openPCM(name, SND_PCM_STREAM_PLAYBACK, sampleRate: sampleRate, bufferMicroseconds: 100_000)
         self.name = name
         self.sampleRate = sampleRate
-        do throws(ALSAError) {
-            try ALSAError.check(snd_pcm_nonblock(pcm, 0), "snd_pcm_nonblock", device: name)
-            // 100 ms of buffer: enough to ride out scheduling hiccups, short enough to stop promptly.
-            try ALSAError.check(
-                snd_pcm_set_params(pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1, 100_000),
-                "snd_pcm_set_params", device: name)
-        } catch {
-            snd_pcm_close(pcm)
-            throw error
-        }
     }
 
     deinit { snd_pcm_close(pcm) }
