@@ -21,69 +21,28 @@ answer is sent.
 import json
 import re
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from fixture_http import FixtureHandler, serve
 
 mp3 = open(sys.argv[1], "rb").read()
-log_path = sys.argv[2]
-lock = threading.Lock()
-counts = {}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
+class Handler(FixtureHandler):
+    log_path = sys.argv[2]
 
     def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        scenario = self.path.strip("/").split("/")[0]
-        with lock:
-            counts[scenario] = counts.get(scenario, 0) + 1
-            count = counts[scenario]
-            with open(log_path, "a") as log:
-                log.write(json.dumps({
-                    "path": self.path,
-                    "authorization": self.headers.get("Authorization"),
-                    "body": json.loads(body or b"null"),
-                    "time": time.monotonic(),
-                }) + "\n")
+        count = self.record(body=json.loads(self.read_body() or b"null"))
         if not (self.path.endswith("/v1/audio/speech") or self.path.endswith("/api/speak")):
             return self.answer(404, "text/plain", b"no such endpoint")
-        auth = (self.headers.get("Authorization") or "").encode()
-        if m := re.fullmatch(r"fail503x(\d+)", scenario):
-            if count <= int(m[1]):
-                return self.answer(503, "text/plain", b"busy")
-        elif m := re.fullmatch(r"ratelimit(\d+)", scenario):
-            if count == 1:
-                return self.answer(429, "application/json", b'{"error":"slow down"}', {"Retry-After": m[1]})
-        elif m := re.fullmatch(r"status(\d+)", scenario):
-            return self.answer(int(m[1]), "text/plain", b"bad request from " + auth)
-        elif m := re.fullmatch(r"hang(\d+)", scenario):
+        if self.failed(count, lambda auth: ("text/plain", b"bad request from " + auth)):
+            return
+        if m := re.fullmatch(r"hang(\d+)", self.scenario):
             time.sleep(int(m[1]))
-        elif scenario == "redirect":
+        elif self.scenario == "redirect":
             location = self.path.replace("/redirect/", "/ok/", 1)
             return self.answer(302, "text/plain", b"moved", {"Location": location})
-        elif scenario == "html":
-            return self.answer(200, "text/html", b"<html><body>Sign in</body></html>")
         self.answer(200, "audio/mpeg", mp3)
 
-    def answer(self, status, content_type, body, headers={}):
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        try:
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
 
-
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
-print(server.server_address[1], flush=True)
-server.serve_forever()
+serve(Handler)

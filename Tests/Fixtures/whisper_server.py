@@ -22,15 +22,9 @@ files with their size and content type, time) before the answer is sent.
 import email.parser
 import email.policy
 import json
-import re
 import sys
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-log_path = sys.argv[1]
-lock = threading.Lock()
-counts = {}
+from fixture_http import FixtureHandler, serve
 
 
 def parse_multipart(content_type, body):
@@ -53,47 +47,21 @@ def parse_multipart(content_type, body):
     return fields, files
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
+class Handler(FixtureHandler):
+    log_path = sys.argv[1]
 
     def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        scenario = self.path.strip("/").split("/")[0]
         content_type = self.headers.get("Content-Type", "")
-        fields, files = parse_multipart(content_type, body)
-        with lock:
-            counts[scenario] = counts.get(scenario, 0) + 1
-            count = counts[scenario]
-            with open(log_path, "a") as log:
-                log.write(json.dumps({
-                    "path": self.path,
-                    "authorization": self.headers.get("Authorization"),
-                    "content_type": content_type,
-                    "fields": fields,
-                    "files": files,
-                    "time": time.monotonic(),
-                }) + "\n")
+        fields, files = parse_multipart(content_type, self.read_body())
+        count = self.record(content_type=content_type, fields=fields, files=files)
         if self.path.endswith("/api/transcribe"):
             response_format = "json"
         elif self.path.endswith("/v1/audio/transcriptions"):
             response_format = fields.get("response_format", "json")
         else:
             return self.answer(404, "text/plain", b"no such endpoint")
-        auth = (self.headers.get("Authorization") or "").encode()
-        if m := re.fullmatch(r"fail503x(\d+)", scenario):
-            if count <= int(m[1]):
-                return self.answer(503, "text/plain", b"busy")
-        elif m := re.fullmatch(r"ratelimit(\d+)", scenario):
-            if count == 1:
-                return self.answer(429, "application/json", b'{"error":"slow down"}', {"Retry-After": m[1]})
-        elif m := re.fullmatch(r"status(\d+)", scenario):
-            return self.answer(int(m[1]), "application/json",
-                               b'{"error":{"message":"Invalid API Key ' + auth + b'"}}')
-        elif scenario == "html":
-            return self.answer(200, "text/html", b"<html><body>Sign in</body></html>")
+        if self.failed(count, lambda auth: ("application/json", b'{"error":{"message":"Invalid API Key ' + auth + b'"}}')):
+            return
         text = f" piece {count}"
         # Whisper's own estimate would come from decoding; 32 kbps is 4000 bytes a second.
         duration = round(files[0]["size"] / 4000, 2) if files else 0
@@ -109,20 +77,5 @@ class Handler(BaseHTTPRequestHandler):
             reply = {"text": text, "x_groq": {"id": f"req_{count}"}}
         self.answer(200, "application/json", json.dumps(reply).encode())
 
-    def answer(self, status, content_type, body, headers={}):
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        try:
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
 
-
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
-print(server.server_address[1], flush=True)
-server.serve_forever()
+serve(Handler)
