@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakUpstream
 
 /// `speak serve`'s settings: a JSON file (`--config`), then flags on top.
 public struct ServerConfiguration: Codable, Sendable {
@@ -12,7 +13,7 @@ public struct ServerConfiguration: Codable, Sendable {
     /// Bearer tokens, stored hashed (`speak serve --hash-token`). Without one, no auth (local use).
     public var tokensFile: String?
     public var cacheDirectory: String?
-    public var cacheBytes = 256 << 20
+    public var cacheBytes = ReplyCache.defaultMaximumBytes
     public var rateLimitPerMinute = 120
     public var rateLimitBurst = 30
     public var maximumTextCharacters = 4096

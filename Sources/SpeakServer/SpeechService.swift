@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakUpstream
 
 /// The voice reply service behind `speak serve`: routes, auth and limits around the engine.
 /// Cached replies are answered on the server's threads straight from disk; new ones stream from

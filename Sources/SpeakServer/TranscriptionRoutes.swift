@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakMedia
 
 /// `POST /api/transcribe` (the mobile client's contract) and OpenAI's `POST /v1/audio/transcriptions`.
 extension SpeechService {

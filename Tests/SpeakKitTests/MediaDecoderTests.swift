@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SpeakKit
+@testable import SpeakMedia
 
 @Suite("Media decoding")
 struct MediaDecoderTests {

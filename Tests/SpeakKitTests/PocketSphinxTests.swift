@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import SpeakKit
+@testable import SpeakPocketSphinx
 
 /// One decoder for the suite: loading the model is the slow part, and calls on it are serialised.
 @Suite("pocketsphinx transcription", .serialized)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SpeakKit
+@testable import SpeakUpstream
 
 /// `upstream_server.py` on a free port, for one test: it answers as the URL's first path component
 /// says and logs every request it receives.

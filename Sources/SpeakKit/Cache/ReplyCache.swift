@@ -45,6 +45,14 @@ public final class ReplyCache: @unchecked Sendable {
     /// A hit held in memory refreshes its file's mtime (recency for every process) this often at most.
     static let touchInterval: Int64 = 10_000_000_000
 
+    /// The cache the command line and a local `speak serve` share: `$XDG_CACHE_HOME/speak`.
+    public static var defaultDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_CACHE_HOME"] ?? ((environment["HOME"] ?? "/tmp") + "/.cache")
+        return URL(fileURLWithPath: base + "/speak")
+    }
+    public static let defaultMaximumBytes = 256 << 20
+
     static let entrySuffix = ".reply"
     static let tempPrefix = ".tmp-"
     /// A temp file untouched this long belongs to a writer that died: live writers touch it with every chunk.

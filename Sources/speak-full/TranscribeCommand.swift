@@ -1,4 +1,8 @@
 import Foundation
+import SpeakCLI
+import SpeakMedia
+import SpeakPocketSphinx
+import SpeakUpstream
 import SpeakKit
 
 /// `speak transcribe FILE… [--expect "yes|no"] [--json]`: audio files to text.

@@ -1,4 +1,8 @@
 import Foundation
+import SpeakCLI
+import SpeakMedia
+import SpeakPocketSphinx
+import SpeakUpstream
 import SpeakKit
 
 /// `speak ask "Deploy to production?" --expect "yes|no"`: the voice round trip. Speaks the

@@ -1,4 +1,8 @@
 import Foundation
+import SpeakCLI
+import SpeakMedia
+import SpeakPocketSphinx
+import SpeakUpstream
 import SpeakKit
 import SpeakServer
 
@@ -66,9 +70,9 @@ enum ServeCommand {
     private static func serve(_ configuration: ServerConfiguration) throws {
         signal(SIGPIPE, SIG_IGN)
         let catalog = try VoiceCatalog.standard(adding: configuration.voicesDirectory)
-        let cache = try ReplyCache(directory: URL(fileURLWithPath: configuration.cacheDirectory ?? defaultCacheDirectory), maximumBytes: configuration.cacheBytes)
+        let cache = try ReplyCache(directory: URL(fileURLWithPath: configuration.cacheDirectory ?? ReplyCache.defaultDirectory.path), maximumBytes: configuration.cacheBytes)
         let tokens = try configuration.tokensFile.map { try TokenStore(file: URL(fileURLWithPath: $0)) }
-        let workers = try WorkerPool(executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), size: configuration.effectiveWorkers)
+        let workers = try WorkerPool(executable: Handover.lightExecutable() ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), size: configuration.effectiveWorkers)
         let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("speak-uploads-\(getpid())")
         try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: uploads) }
@@ -100,11 +104,6 @@ enum ServeCommand {
         workers.shutdown()
     }
 
-    static var defaultCacheDirectory: String {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CACHE_HOME"] ?? ((environment["HOME"] ?? "/tmp") + "/.cache")
-        return base + "/speak"
-    }
 }
 
 /// Signals delivered on a queue instead of in a handler, so any code may run in response.

@@ -1,3 +1,4 @@
+import SpeakKit
 /// A failure reported by pocketsphinx, with the C function that returned it.
 ///
 /// pocketsphinx explains its failures only in its log, which speak silences, so `message` is ours.

@@ -1,3 +1,4 @@
+import SpeakKit
 internal import CFFmpeg
 
 /// A failure reported by FFmpeg's libraries (libavformat, libavcodec, libswresample, libavutil).

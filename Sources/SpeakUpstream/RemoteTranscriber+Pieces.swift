@@ -1,4 +1,5 @@
 import Foundation
+import SpeakKit
 
 /// Cutting a recording too large for one upload into pieces that fit, at silences.
 extension RemoteTranscriber {

@@ -1,4 +1,5 @@
 import Foundation
+import SpeakKit
 internal import CPocketSphinx
 
 /// The files of a pocketsphinx model: acoustic model directory, language model, dictionary.

@@ -1,6 +1,6 @@
-let speakVersion = "0.1.0"
+package let speakVersion = "0.1.0"
 
-let helpText = """
+package let helpText = """
     speak: say text aloud with espeak-ng, and return once it has been heard.
 
     usage: speak [-v voice] [-r wpm] [-p pitch] [-a device] [-o file] [-f file|-] [--progress] [--quiet] [text…]

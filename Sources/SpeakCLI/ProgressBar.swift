@@ -1,11 +1,11 @@
 import Foundation
 
 /// `[=========>          ]  45%` on standard error, redrawn in place as synthesis advances.
-final class ProgressBar {
+package final class ProgressBar {
     private let width = 30
     private var shown = -1
 
-    func show(_ fraction: Double) {
+    package func show(_ fraction: Double) {
         let percent = Int(fraction * 100)
         guard percent != shown else { return }
         shown = percent
@@ -14,7 +14,7 @@ final class ProgressBar {
         FileHandle.standardError.write(Data("\r[\(bar)] \(String(format: "%3d", percent))%".utf8))
     }
 
-    func end() {
+    package func end() {
         if shown >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

@@ -1,19 +1,19 @@
 import Foundation
 import SpeakKit
-import SpeakServer
 
 /// `speak [options] [text…]`: speaks, writes a file, plays a file, or lists voices and devices.
-struct SpeakCommand {
+package struct SpeakCommand {
     /// About six hours of speech; a larger text is almost certainly a mistake (a binary, a log).
-    static let maximumTextBytes = 512 * 1024
+    package static let maximumTextBytes = 512 * 1024
 
-    let options: Options
+    package let options: Options
+    package let tool: CommandLineTool
 
-    static func main(_ arguments: [String]) -> Int32 {
-        runReporting { try SpeakCommand(options: Options(arguments: arguments)).run() }
+    package static func main(_ arguments: [String], tool: CommandLineTool) -> Int32 {
+        runReporting { try SpeakCommand(options: Options(arguments: arguments), tool: tool).run() }
     }
 
-    func run() throws {
+    package func run() throws {
         if options.help { return print(helpText) }
         if options.version { return print("speak \(speakVersion)") }
         Interrupt.install()
@@ -23,7 +23,10 @@ struct SpeakCommand {
         if let file = options.playFile ?? audioFileArgument { return try playFile(file) }
 
         let text = try readText()
-        if let remote = options.remote { return try RemoteSpeaker(url: remote, token: options.token).play(text, options: options) }
+        if let remote = options.remote {
+            guard let speakRemotely = tool.speakRemotely else { throw NeedsFullExecutable("--remote") }
+            return try speakRemotely(remote, options.token, text, options)
+        }
         let speech = SpeechOptions(
             voice: try catalog.voice(named: options.voiceName ?? VoiceCatalog.defaultVoiceName),
             rate: options.rate, pitch: options.pitch, volume: options.volume, ssml: options.ssml)
@@ -50,7 +53,7 @@ struct SpeakCommand {
     /// `--cache`: a reply spoken before plays from the cache `speak serve` shares (so a repeated
     /// confirmation starts at once); a new one is spoken as it is synthesised and stored meanwhile.
     private func speakCached(_ text: String, _ speech: SpeechOptions, _ synthesizer: EspeakSynthesizer) throws {
-        let cache = try ReplyCache(directory: URL(fileURLWithPath: ServeCommand.defaultCacheDirectory), maximumBytes: ServerConfiguration().cacheBytes)
+        let cache = try ReplyCache(directory: ReplyCache.defaultDirectory, maximumBytes: ReplyCache.defaultMaximumBytes)
         let key = ReplyKey(speaking: text, voice: speech.voice, rate: speech.rate, pitch: speech.pitch, volume: speech.volume, format: "mp3")
         if let mp3 = cache.data(for: key), let pcm = try? PCMBuffer(audio: mp3) { return try player.play(pcm) }
         let entry = try cache.beginEntry(for: key)
@@ -151,7 +154,7 @@ struct SpeakCommand {
 extension VoiceCatalog {
     /// The shipped voices, then `$SPEAK_VOICES` (colon-separated), then `directory`: later files
     /// replace earlier voices of the same name.
-    static func standard(adding directory: String?) throws -> VoiceCatalog {
+    package static func standard(adding directory: String?) throws -> VoiceCatalog {
         let environment = ProcessInfo.processInfo.environment["SPEAK_VOICES"]?.split(separator: ":").map(String.init) ?? []
         let directories = [shippedDirectory()?.path].compactMap { $0 } + environment + [directory].compactMap { $0 }
         return try VoiceCatalog(directories: directories.map { URL(fileURLWithPath: $0) })

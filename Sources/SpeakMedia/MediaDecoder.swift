@@ -1,4 +1,5 @@
 import Foundation
+import SpeakKit
 internal import CFFmpeg
 
 /// Decodes uploads and files in any common audio format to mono 16-bit PCM at one sample rate

@@ -3,12 +3,12 @@ import Synchronization
 
 /// Ctrl-C (SIGINT) and SIGTERM set a flag that playback and synthesis poll, so the sound stops
 /// within one period and the command cleans up (no half-written file) before exiting 130.
-enum Interrupt {
+package enum Interrupt {
     private static let flag = Atomic<Bool>(false)
 
-    static var requested: Bool { flag.load(ordering: .relaxed) }
+    package static var requested: Bool { flag.load(ordering: .relaxed) }
 
-    static func install() {
+    package static func install() {
         var action = sigaction()
         // No SA_RESTART: a blocking wait (the playback lock, a device write) returns EINTR at once.
         action.__sigaction_handler.sa_handler = { _ in Interrupt.flag.store(true, ordering: .relaxed) }

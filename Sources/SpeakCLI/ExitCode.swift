@@ -2,7 +2,7 @@ import Foundation
 import SpeakKit
 
 /// speak's exit codes, after BSD's sysexits(3) as `say` and most Unix tools use them.
-enum ExitCode: Int32 {
+package enum ExitCode: Int32 {
     case success = 0
     case failure = 1
     // The voice round trip's outcomes (speak ask, speak record, speak transcribe).
@@ -21,7 +21,7 @@ enum ExitCode: Int32 {
     case interrupted = 130
 
     /// The exit code and the one-line message for an error.
-    static func report(_ error: any Error) -> (ExitCode, String) {
+    package static func report(_ error: any Error) -> (ExitCode, String) {
         switch error {
         case let error as UsageError: (.usage, error.description)
         case let error as VoiceError:
@@ -44,38 +44,51 @@ enum ExitCode: Int32 {
             case .cancelled: (.interrupted, error.description)
             case .recordingFailed: (.recordingFailed, error.description)
             }
-        case let error as TranscriptionError:
-            (.transcriptionFailed, "transcription failed\(error.isRetryable ? " (retryable)" : ""): \(error.message)")
-        case let error as PocketSphinxError where !error.unknownWords.isEmpty: (.usage, error.description)
+        case let error as any CommandLineError where error.commandLineReport != nil: error.commandLineReport!
         default: (.failure, String(describing: error))
         }
     }
 }
 
+/// An error of an engine the light `speak` does not carry, which knows its exit code and line.
+package protocol CommandLineError: Error {
+    /// The exit code and one line for the error, or `nil` for the usual `1` and its description.
+    var commandLineReport: (ExitCode, String)? { get }
+}
+
 /// Input the command cannot use: a missing or unreadable file, text too long or not UTF-8.
-struct InputError: Error {
-    let code: ExitCode
-    let message: String
+package struct InputError: Error {
+    package let code: ExitCode
+    package let message: String
+
+    package init(code: ExitCode, message: String) {
+        self.code = code
+        self.message = message
+    }
 }
 
 /// A failure whose message is already on stderr: only its exit code is left to give.
-struct AlreadyReported: Error {
-    let code: ExitCode
+package struct AlreadyReported: Error {
+    package let code: ExitCode
+    package init(code: ExitCode) { self.code = code }
 }
 
 /// `--help` of a subcommand: printed on stdout, exit 0.
-struct HelpRequested: Error {
-    let text: String
+package struct HelpRequested: Error {
+    package let text: String
+    package init(text: String) { self.text = text }
 }
 
 /// Runs a subcommand, turning its error into one line on stderr and an exit code.
-func runReporting(as command: String = "speak", _ body: () throws -> Void) -> Int32 {
+package func runReporting(as command: String = "speak", _ body: () throws -> Void) -> Int32 {
     do {
         try body()
         return ExitCode.success.rawValue
     } catch let help as HelpRequested {
         print(help.text)
         return ExitCode.success.rawValue
+    } catch let needs as NeedsFullExecutable {
+        Handover.toFullExecutable(Array(CommandLine.arguments.dropFirst()), because: needs.reason)
     } catch let reported as AlreadyReported {
         return reported.code.rawValue
     } catch {

@@ -2,13 +2,13 @@ import Foundation
 
 /// A file written under a temporary name beside its destination and renamed into place by
 /// `commit()`; dropped uncommitted, it is removed.
-final class OutputFile {
-    let handle: FileHandle
+package final class OutputFile {
+    package let handle: FileHandle
     private let destination: String
     private let temporary: String
     private var committed = false
 
-    init(path: String) throws {
+    package init(path: String) throws {
         destination = path
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -25,7 +25,7 @@ final class OutputFile {
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
-    func commit() throws {
+    package func commit() throws {
         try handle.close()
         guard rename(temporary, destination) == 0 else {
             throw InputError(code: .cannotCreate, message: "cannot write \(destination): \(String(cString: strerror(errno)))")

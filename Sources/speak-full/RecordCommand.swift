@@ -1,4 +1,8 @@
 import Foundation
+import SpeakCLI
+import SpeakMedia
+import SpeakPocketSphinx
+import SpeakUpstream
 import SpeakKit
 
 /// `speak record` and `speak ask`: the microphone side of the voice round trip.

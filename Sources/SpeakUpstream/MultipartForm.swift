@@ -1,4 +1,5 @@
 import Foundation
+import SpeakKit
 
 /// A `multipart/form-data` body (RFC 7578), built in memory.
 struct MultipartForm {

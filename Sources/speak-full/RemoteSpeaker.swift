@@ -1,4 +1,8 @@
 import Foundation
+import SpeakCLI
+import SpeakMedia
+import SpeakPocketSphinx
+import SpeakUpstream
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif

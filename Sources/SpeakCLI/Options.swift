@@ -2,32 +2,32 @@ import SpeakKit
 import Foundation
 
 /// What the command line asked for, parsed by hand (no outside packages here).
-struct Options {
-    var voiceName: String?
-    var rate: Int?
-    var pitch: Int?
-    var volume = 100
-    var device = "default"
-    var output: String?
-    var fileFormat: String?
-    var bitrate = 32
-    var sampleRate = 22050
-    var inputFile: String?
-    var ssml = false
-    var phonemes: PhonemeNotation?
-    var playFile: String?
-    var voicesDirectory: String?
-    var waitForTurn = true
-    var progress = false
-    var cache = false
-    var remote: String?
-    var token: String?
-    var quiet = false
-    var help = false
-    var version = false
-    var words: [String] = []
+package struct Options {
+    package var voiceName: String?
+    package var rate: Int?
+    package var pitch: Int?
+    package var volume = 100
+    package var device = "default"
+    package var output: String?
+    package var fileFormat: String?
+    package var bitrate = 32
+    package var sampleRate = 22050
+    package var inputFile: String?
+    package var ssml = false
+    package var phonemes: PhonemeNotation?
+    package var playFile: String?
+    package var voicesDirectory: String?
+    package var waitForTurn = true
+    package var progress = false
+    package var cache = false
+    package var remote: String?
+    package var token: String?
+    package var quiet = false
+    package var help = false
+    package var version = false
+    package var words: [String] = []
 
-    enum PhonemeNotation { case mnemonics, ipa }
+    package enum PhonemeNotation { case mnemonics, ipa }
 
     // Flags by every name they answer to. Computed: key paths are not Sendable, so no static lets.
     /// Flags that take a value.
@@ -62,7 +62,7 @@ struct Options {
         Array(valued.keys) + Array(numeric.keys) + Array(switches.keys) + ["-x", "--phonemes", "--ipa", "--no-wait"]
     }
 
-    init(arguments: [String]) throws(UsageError) {
+    package init(arguments: [String]) throws(UsageError) {
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             if argument == "--" {
@@ -118,7 +118,7 @@ struct Options {
 }
 
 /// The command line itself is wrong: exit 64.
-struct UsageError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct UsageError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SpeakKit
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
