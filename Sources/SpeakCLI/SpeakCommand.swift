@@ -27,45 +27,36 @@ package struct SpeakCommand {
             guard let speakRemotely = tool.speakRemotely else { throw NeedsFullExecutable("--remote") }
             return try speakRemotely(remote, options.token, text, options)
         }
-        let speech = SpeechOptions(
-            voice: try catalog.voice(named: options.voiceName ?? VoiceCatalog.defaultVoiceName),
-            rate: options.rate, pitch: options.pitch, volume: options.volume, ssml: options.ssml)
-        let synthesizer = try EspeakSynthesizer.shared()
+        let voice = try catalog.voice(named: options.voiceName ?? VoiceCatalog.defaultVoiceName)
+        guard tool.synthesizers.carries(voice.engine) else { throw NeedsFullExecutable("the \(voice.engine) voice '\(voice.name)'") }
+        let request = SynthesisRequest(
+            text: text,
+            options: SpeechOptions(voice: voice, rate: options.rate, pitch: options.pitch, volume: options.volume, ssml: options.ssml),
+            mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))
         if let notation = options.phonemes {
-            return print(try synthesizer.phonemes(text, options: speech, ipa: notation == .ipa), terminator: "")
+            guard let espeak = try tool.synthesizers.synthesizer(for: voice.engine) as? EspeakSynthesizer else {
+                throw UsageError("-x and --ipa show espeak-ng's phonemes; '\(voice.name)' is a \(voice.engine) voice")
+            }
+            return print(try espeak.phonemes(text, options: request.options, ipa: notation == .ipa), terminator: "")
         }
+        let cache = options.cache ? try ReplyCache(directory: ReplyCache.defaultDirectory, maximumBytes: ReplyCache.defaultMaximumBytes) : nil
+        let engine = SpeechEngine(catalog: catalog, synthesizers: tool.synthesizers, cache: cache)
+        let progress = options.progress && !options.quiet ? ProgressBar() : nil
+        defer { progress?.end() }
+        let outcome: SpeechEngine.Outcome
         if let output = options.output {
-            let progress = options.progress && !options.quiet ? ProgressBar() : nil
-            defer { progress?.end() }
-            return try writeFile(output, sampleRate: synthesizer.sampleRate) { write in
-                try synthesizer.synthesize(text, options: speech, onProgress: progress?.show) { samples in
+            outcome = try writeFile(output) { write in
+                try engine.synthesize(request, onProgress: progress?.show) { chunk in
                     if Interrupt.requested { throw PlaybackInterrupted() }
-                    try write(samples)
+                    try write(chunk)
                 }
             }
+        } else {
+            outcome = try engine.play(request, on: player, onProgress: progress?.show)
         }
-        if options.cache { return try speakCached(text, speech, synthesizer) }
-        try player.play(sampleRate: synthesizer.sampleRate) { write in
-            try synthesizer.synthesize(text, options: speech, onChunk: write)
+        if let fallback = outcome.fallback, !options.quiet {
+            FileHandle.standardError.write(Data("speak: '\(voice.name)' failed (\(fallback.reason)); spoke with '\(fallback.voice)'\n".utf8))
         }
-    }
-
-    /// `--cache`: a reply spoken before plays from the cache `speak serve` shares (so a repeated
-    /// confirmation starts at once); a new one is spoken as it is synthesised and stored meanwhile.
-    private func speakCached(_ text: String, _ speech: SpeechOptions, _ synthesizer: EspeakSynthesizer) throws {
-        let cache = try ReplyCache(directory: ReplyCache.defaultDirectory, maximumBytes: ReplyCache.defaultMaximumBytes)
-        let key = ReplyKey(speaking: text, voice: speech.voice, rate: speech.rate, pitch: speech.pitch, volume: speech.volume, format: "mp3")
-        if let mp3 = cache.data(for: key), let pcm = try? PCMBuffer(audio: mp3) { return try player.play(pcm) }
-        let entry = try cache.beginEntry(for: key)
-        let encoder = try MP3Encoder(inputRate: synthesizer.sampleRate)
-        try player.play(sampleRate: synthesizer.sampleRate) { write in
-            try synthesizer.synthesize(text, options: speech) { samples in
-                try write(samples)
-                try entry.append(encoder.encode(Array(samples)))
-            }
-        }
-        try entry.append(encoder.finish())
-        try entry.commit()
     }
 
     private var player: Player {
@@ -88,7 +79,9 @@ package struct SpeakCommand {
         let pcm: PCMBuffer
         do { pcm = try PCMBuffer(audio: data) } catch let error as AudioFileError { throw InputError(code: .dataError, message: "\(path): \(error)") }
         if let output = options.output {
-            return try writeFile(output, sampleRate: pcm.sampleRate) { write in try pcm.samples.withUnsafeBufferPointer(write) }
+            return try writeFile(output) { write in
+                try pcm.samples.withUnsafeBufferPointer { try write(PCMChunk(samples: $0, sampleRate: pcm.sampleRate)) }
+            }
         }
         try player.play(pcm)
     }
@@ -127,8 +120,9 @@ package struct SpeakCommand {
     }
 
     /// Writes what `produce` gives to `path` through a temporary file, renamed into place only
-    /// when complete: an interrupted or failed run leaves no half-written file behind.
-    private func writeFile(_ path: String, sampleRate: Int, produce: ((UnsafeBufferPointer<Int16>) throws -> Void) throws -> Void) throws {
+    /// when complete: an interrupted or failed run leaves no half-written file behind. The file is
+    /// opened at the first chunk's sample rate.
+    private func writeFile<Result>(_ path: String, produce: ((PCMChunk) throws -> Void) throws -> Result) throws -> Result {
         let output = try OutputFile(path: path)
         guard let format = AudioFileFormat(rawValue: options.fileFormat?.lowercased() ?? (path as NSString).pathExtension.lowercased()) else {
             throw UsageError("cannot tell the format of '\(path)': name it .mp3 or .wav, or give --file-format mp3|wav")
@@ -136,12 +130,18 @@ package struct SpeakCommand {
         guard MP3Settings.sampleRates.contains(options.sampleRate) else {
             throw UsageError("MP3 sample rate must be one of \(MP3Settings.sampleRates.map(String.init).joined(separator: ", "))")
         }
-        let writer = try AudioFileWriter(
-            file: output.handle, format: format, sampleRate: sampleRate,
-            mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))
-        try produce(writer.write)
-        try writer.finish()
+        var writer: AudioFileWriter?
+        let result = try produce { chunk in
+            if writer == nil {
+                writer = try AudioFileWriter(
+                    file: output.handle, format: format, sampleRate: chunk.sampleRate,
+                    mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))
+            }
+            try writer!.write(chunk.samples)
+        }
+        try writer?.finish()
         try output.commit()
+        return result
     }
 
     private func deviceListing() -> String {

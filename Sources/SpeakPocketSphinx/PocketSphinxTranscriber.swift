@@ -31,7 +31,7 @@ public struct PocketSphinxModel: Sendable, Equatable {
 /// of instances. Free dictation uses the model's language model; ``TranscriptionOptions/expectedPhrases``
 /// switch that call to a JSGF grammar of exactly those phrases, which synthetic and noisy speech
 /// need to be recognised reliably.
-public final class PocketSphinxTranscriber: Transcriber, @unchecked Sendable {
+public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked Sendable {
     public let model: PocketSphinxModel
     /// `ps_decoder_t *`, used only under `lock`.
     private let decoder: OpaquePointer

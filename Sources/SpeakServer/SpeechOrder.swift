@@ -85,8 +85,6 @@ struct SpeechOrder {
         }
     }
 
-    var cacheKey: ReplyKey { ReplyKey(speaking: text, voice: voice, rate: rate, pitch: pitch, format: format.rawValue) }
-
     var request: SynthesisRequest {
         SynthesisRequest(text: text, options: SpeechOptions(voice: voice, rate: rate, pitch: pitch), format: format)
     }

@@ -2,17 +2,14 @@ import Foundation
 import SpeakKit
 import SpeakUpstream
 
-/// The voice reply service behind `speak serve`: routes, auth and limits around the engine.
-/// Cached replies are answered on the server's threads straight from disk; new ones stream from
-/// the synthesis worker processes (or come from an upstream) on threads of their own.
-public final class SpeechService: @unchecked Sendable {
+/// The HTTP face of the ``SpeechEngine`` behind `speak serve`: routes, auth and limits, and the
+/// mapping of requests and errors. Cached replies are answered on the server's threads; new ones
+/// stream from the engine on threads of the server's streaming pool.
+public final class SpeechService: Sendable {
     let configuration: ServerConfiguration
-    let catalog: VoiceCatalog
-    let workers: WorkerPool
-    let cache: ReplyCache
+    let engine: SpeechEngine
     let tokens: TokenStore?
     let limiter: RateLimiter
-    let upstreamClient: UpstreamClient
     let player: Player
     let transcriber: any Transcriber
     /// Where uploads are spooled while their request lasts.
@@ -23,58 +20,81 @@ public final class SpeechService: @unchecked Sendable {
     static let models = ["speak-1", "tts-1", "tts-1-hd", "gpt-4o-mini-tts"]
 
     public init(
-        configuration: ServerConfiguration, catalog: VoiceCatalog, workers: WorkerPool, cache: ReplyCache, tokens: TokenStore?,
-        upstreamClient: UpstreamClient = UpstreamClient(), player: Player, transcriber: any Transcriber, uploads: URL
+        configuration: ServerConfiguration, engine: SpeechEngine, tokens: TokenStore?, player: Player,
+        transcriber: any Transcriber, uploads: URL
     ) {
         self.configuration = configuration
-        self.catalog = catalog
-        self.workers = workers
-        self.cache = cache
+        self.engine = engine
         self.tokens = tokens
         self.limiter = RateLimiter(requestsPerMinute: configuration.rateLimitPerMinute, burst: configuration.rateLimitBurst)
-        self.upstreamClient = upstreamClient
         self.player = player
         self.transcriber = transcriber
         self.uploads = uploads
     }
 
+    // MARK: - Routes
+
+    /// One endpoint: what answers it, whether it needs a token, and what body it takes.
+    struct Route: Sendable {
+        enum Body: Sendable { case json, upload }
+        let method: String
+        let path: String
+        var open = false
+        var body = Body.json
+        let handle: @Sendable (SpeechService, HTTPRequest) throws -> HTTPResponse
+    }
+
+    /// The route table: adding an endpoint is one line. 404 and 405 (with `Allow`) follow from it.
+    static let routes: [Route] = [
+        Route(method: "GET", path: "/health", open: true) { _, _ in .json(["status": "ok"]) },
+        Route(method: "GET", path: "/ready") { service, _ in service.ready() },
+        Route(method: "GET", path: "/voices") { service, _ in service.voices() },
+        Route(method: "GET", path: "/v1/models") { service, _ in service.models() },
+        Route(method: "POST", path: "/api/speak") { try $0.speak(SpeechOrder(json: $1.body, service: $0)) },
+        Route(method: "POST", path: "/speak") { try $0.speak(SpeechOrder(json: $1.body, service: $0)) },
+        Route(method: "GET", path: "/speak") {
+            try $0.speak(SpeechOrder(query: $1.query, service: $0), ifNoneMatch: $1.header("If-None-Match"))
+        },
+        Route(method: "POST", path: "/v1/audio/speech") { try $0.speak(SpeechOrder(openAI: $1.body, service: $0)) },
+        Route(method: "POST", path: "/play") { try $0.play(SpeechOrder(json: $1.body, service: $0)) },
+        Route(method: "POST", path: "/api/transcribe", body: .upload) { try $0.transcribe($1, openAI: false) },
+        Route(method: "POST", path: "/v1/audio/transcriptions", body: .upload) { try $0.transcribe($1, openAI: true) },
+    ]
+
+    private static let routesByPath = Dictionary(grouping: routes, by: \.path)
+
     /// Uploads (transcription) may be large and are spooled as they arrive; the rest is small JSON.
     public func bodyPolicy(method: String, path: String) -> HTTPServer.BodyPolicy {
-        switch path {
-        case "/api/transcribe", "/v1/audio/transcriptions": HTTPServer.BodyPolicy(maximumBytes: Self.maximumUploadBytes, multipartSpool: uploads)
+        switch Self.routesByPath[path]?.first(where: { $0.method == method })?.body {
+        case .upload: HTTPServer.BodyPolicy(maximumBytes: Self.maximumUploadBytes, multipartSpool: uploads)
         default: HTTPServer.BodyPolicy(maximumBytes: configuration.maximumBodyBytes)
         }
     }
 
-    /// The route table.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         do {
-            switch (request.method, request.path) {
-            case ("GET", "/health"): return .json(["status": "ok"])
-            case (_, "/health"): throw HTTPError(405, "use GET")
-            default: break
+            guard let routes = Self.routesByPath[request.path] else {
+                throw HTTPError(404, "no such endpoint: \(request.path)", code: "not_found")
             }
-            try authorize(request)
-            switch (request.method, request.path) {
-            case ("GET", "/ready"): return ready()
-            case ("GET", "/voices"): return voices()
-            case ("GET", "/v1/models"): return models()
-            case ("POST", "/api/speak"): return try speak(try SpeechOrder(json: request.body, service: self))
-            case ("POST", "/speak"): return try speak(try SpeechOrder(json: request.body, service: self))
-            case ("GET", "/speak"): return try speak(try SpeechOrder(query: request.query, service: self), ifNoneMatch: request.header("If-None-Match"))
-            case ("POST", "/v1/audio/speech"): return try speak(try SpeechOrder(openAI: request.body, service: self))
-            case ("POST", "/play"): return try play(try SpeechOrder(json: request.body, service: self))
-            case ("POST", "/api/transcribe"): return try transcribe(request, openAI: false)
-            case ("POST", "/v1/audio/transcriptions"): return try transcribe(request, openAI: true)
-            case (_, "/ready"), (_, "/voices"), (_, "/v1/models"), (_, "/api/speak"), (_, "/speak"), (_, "/v1/audio/speech"), (_, "/play"),
-                (_, "/api/transcribe"), (_, "/v1/audio/transcriptions"):
-                throw HTTPError(405, "\(request.method) is not allowed on \(request.path)")
-            default: throw HTTPError(404, "no such endpoint: \(request.path)", code: "not_found")
+            guard let route = routes.first(where: { $0.method == request.method }) else {
+                let allowed = routes.map(\.method).joined(separator: ", ")
+                throw HTTPError(405, "\(request.method) is not allowed on \(request.path); use \(allowed)", headers: [("Allow", allowed)])
             }
-        } catch let error as HTTPError {
-            return error.response
+            if !route.open { try authorize(request) }
+            return try route.handle(self, request)
         } catch {
-            return HTTPError(500, String(describing: error)).response
+            return Self.response(for: error)
+        }
+    }
+
+    /// Every error as an HTTP answer: the client's mistakes are 4xx, our faults 5xx.
+    static func response(for error: any Error) -> HTTPResponse {
+        switch error {
+        case let error as HTTPError: error.response
+        case let error as UpstreamError: HTTPError(502, "upstream failed and no local fallback voice: \(error)", code: "upstream_failed").response
+        case let error as SynthesisError: HTTPError(503, String(describing: error), code: "engine_unavailable").response
+        case let error as ALSAError: HTTPError(503, "cannot play on '\(error.device)': \(error.message)", code: "no_playback_device").response
+        default: HTTPError(500, String(describing: error)).response
         }
     }
 
@@ -93,11 +113,10 @@ public final class SpeechService: @unchecked Sendable {
     }
 
     func voice(named name: String?) throws -> Voice {
-        let name = name ?? VoiceCatalog.defaultVoiceName
         do {
-            return try catalog.voice(named: name)
+            return try engine.voice(named: name)
         } catch {
-            if Self.openAIVoices.contains(name.lowercased()) { return try! catalog.voice(named: VoiceCatalog.defaultVoiceName) }
+            if let name, Self.openAIVoices.contains(name.lowercased()) { return try engine.voice(named: nil) }
             throw HTTPError(400, String(describing: error), param: "voice", code: "voice_not_found")
         }
     }
@@ -105,69 +124,35 @@ public final class SpeechService: @unchecked Sendable {
     // MARK: - Replies
 
     func speak(_ order: SpeechOrder, ifNoneMatch: String? = nil) throws -> HTTPResponse {
-        let key = order.cacheKey
-        let etag = "\"\(key.digest)\""
+        let request = order.request
+        let etag = "\"\(engine.cacheKey(for: request).digest)\""
         var headers = [("Content-Type", order.format.contentType), ("ETag", etag), ("Cache-Control", "public, max-age=86400")]
         if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
             return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
         }
-        if let cached = cache.data(for: key) {
+        if let cached = engine.cachedReply(for: request) {
             return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(cached))
         }
         headers.append(("X-Speak-Cache", "miss"))
-        if let upstream = order.voice.upstream {
-            return HTTPResponse(body: .deferred { [self, headers] in fetch(order, from: upstream, headers: headers) })
+        let synthesizer = try engine.synthesizer(for: order.voice)
+        if let source = synthesizer.source(of: order.voice) { headers.append(("X-Speak-Upstream", source)) }
+        guard synthesizer.features.contains(.streaming) else {
+            // A remote engine answers whole: wait for it, so a fallback voice can say so in the headers.
+            return HTTPResponse(body: .deferred { [self, headers] in
+                do {
+                    let (reply, outcome) = try engine.reply(request)
+                    guard let fallback = outcome.fallback else { return HTTPResponse(headers: headers, body: .data(reply)) }
+                    let marked = headers.filter { !["ETag", "Cache-Control", "X-Speak-Upstream"].contains($0.0) } + [
+                        ("Cache-Control", "no-store"), ("X-Speak-Fallback", fallback.voice),
+                        ("X-Speak-Upstream-Error", fallback.reason),
+                    ]
+                    return HTTPResponse(headers: marked, body: .data(reply))
+                } catch {
+                    return Self.response(for: error)
+                }
+            })
         }
-        return HTTPResponse(headers: headers, body: .stream { [self] write in try synthesize(order, key: key, write: write) })
-    }
-
-    /// Streams a new reply from a worker to the client and, as it goes, into the cache: the entry
-    /// is committed only once the reply is complete.
-    func synthesize(_ order: SpeechOrder, key: ReplyKey, write: (Data) throws -> Void) throws {
-        let entry = try cache.beginEntry(for: key)
-        do {
-            try workers.synthesize(order.request) { chunk in
-                try write(chunk)
-                try entry.append(chunk)
-            }
-            try entry.commit()
-        } catch {
-            entry.abandon()
-            throw error
-        }
-    }
-
-    /// An upstream voice's reply; if the upstream fails, a local voice answers and says so.
-    func fetch(_ order: SpeechOrder, from upstream: Upstream, headers: [(String, String)]) -> HTTPResponse {
-        do {
-            let mp3 = try upstreamClient.fetch(order.text, speed: order.speed, from: upstream)
-            let reply = order.format == .mp3 ? mp3 : try transcode(mp3, to: order.format)
-            try? cache.store(reply, for: order.cacheKey)
-            return HTTPResponse(headers: headers + [("X-Speak-Upstream", upstream.url)], body: .data(reply))
-        } catch {
-            let fallbackName = upstream.fallback ?? VoiceCatalog.defaultVoiceName
-            guard let fallback = try? catalog.voice(named: fallbackName), fallback.upstream == nil else {
-                return HTTPError(502, "upstream failed and no local fallback voice: \(error)", code: "upstream_failed").response
-            }
-            var local = order
-            local.voice = fallback
-            var reply = Data()
-            do {
-                try workers.synthesize(local.request) { reply.append($0) }
-            } catch {
-                return HTTPError(500, "fallback synthesis failed: \(error)").response
-            }
-            let headers = headers.filter { $0.0 != "ETag" && $0.0 != "Cache-Control" } + [
-                ("Cache-Control", "no-store"), ("X-Speak-Fallback", fallback.name), ("X-Speak-Upstream-Error", String(describing: error)),
-            ]
-            return HTTPResponse(headers: headers, body: .data(reply))
-        }
-    }
-
-    private func transcode(_ mp3: Data, to format: ReplyFormat) throws -> Data {
-        let pcm = try PCMBuffer(audio: mp3)
-        let encoder = try ReplyEncoder(format: format, inputRate: pcm.sampleRate)
-        return try pcm.samples.withUnsafeBufferPointer { try encoder.encode($0) } + encoder.finish()
+        return HTTPResponse(headers: headers, body: .stream { [engine] write in try engine.encodeReply(request, write: write) })
     }
 
     /// Speaks on the server's own device, through the same playback lock as the command line,
@@ -175,15 +160,16 @@ public final class SpeechService: @unchecked Sendable {
     func play(_ order: SpeechOrder) throws -> HTTPResponse {
         HTTPResponse(body: .deferred { [self] in
             do {
-                var mp3 = Data()
-                try workers.synthesize(order.request) { mp3.append($0) }
-                let pcm = try PCMBuffer(audio: mp3)
-                try player.play(pcm)
-                return .json(["played": true, "seconds": (pcm.duration * 1000).rounded() / 1000])
-            } catch let error as ALSAError {
-                return HTTPError(503, "cannot play on '\(error.device)': \(error.message)", code: "no_playback_device").response
+                var seconds = 0.0
+                try player.play { write in
+                    try engine.synthesize(order.request) { chunk in
+                        seconds += Double(chunk.samples.count) / Double(chunk.sampleRate)
+                        try write(chunk)
+                    }
+                }
+                return .json(["played": true, "seconds": (seconds * 1000).rounded() / 1000])
             } catch {
-                return HTTPError(500, String(describing: error)).response
+                return Self.response(for: error)
             }
         })
     }
@@ -192,11 +178,8 @@ public final class SpeechService: @unchecked Sendable {
 
     private func voices() -> HTTPResponse {
         .json([
-            "voices": catalog.voices.map { voice in
-                [
-                    "name": voice.name, "language": voice.language, "description": voice.description,
-                    "engine": voice.upstream == nil ? "espeak-ng" : "upstream",
-                ]
+            "voices": engine.catalog.voices.map { voice in
+                ["name": voice.name, "language": voice.language, "description": voice.description, "engine": voice.engine]
             }
         ])
     }
@@ -205,20 +188,23 @@ public final class SpeechService: @unchecked Sendable {
         .json(["object": "list", "data": Self.models.map { ["id": $0, "object": "model", "created": 0, "owned_by": "speak"] }])
     }
 
-    /// Ready when a worker synthesises and every upstream answers on its port.
+    /// Ready when the default voice synthesises, every engine's voices can speak, and the cache works.
     private func ready() -> HTTPResponse {
         var checks: [String: String] = [:]
         do {
-            var bytes = 0
-            let probe = try SpeechOrder(text: "ok", voice: try voice(named: nil), service: self)
-            try workers.synthesize(probe.request) { bytes += $0.count }
-            checks["engine"] = bytes > 0 ? "ok" : "no audio"
+            var samples = 0
+            try engine.synthesize(SpeechOrder(text: "ok", voice: try voice(named: nil), service: self).request) {
+                samples += $0.samples.count
+            }
+            checks["engine"] = samples > 0 ? "ok" : "no audio"
         } catch {
             checks["engine"] = String(describing: error)
         }
-        for upstream in Set(catalog.voices.compactMap { $0.upstream?.url }) {
-            checks[upstream] = acceptsConnections(upstream) ? "ok" : "unreachable"
+        for (name, voices) in Dictionary(grouping: engine.catalog.voices, by: \.engine) {
+            guard let synthesizer = try? engine.synthesizers.synthesizer(for: name) else { continue }
+            checks.merge(synthesizer.problems(with: voices)) { first, _ in first }
         }
+        if let problem = engine.cacheProblem { checks["cache"] = problem }
         let ready = checks.values.allSatisfy { $0 == "ok" }
         return .json(["ready": ready, "checks": checks], status: ready ? 200 : 503)
     }

@@ -50,18 +50,16 @@ enum AskCommand {
                 }
             }
             guard !prompt.isEmpty else { throw UsageError("no question to ask: speak ask \"Deploy to production?\"") }
-            let transcriber: any Transcriber = try upstream.map { RemoteTranscriber(upstream: $0) } ?? PocketSphinxTranscriber()
-            if let expect, let local = transcriber as? PocketSphinxTranscriber, !local.unknownWords(in: expect).isEmpty {
-                throw UsageError("--expect has words the recogniser does not know: \(local.unknownWords(in: expect).joined(separator: ", "))")
+            let transcriber = try Engines.transcriber(upstream: upstream)
+            if let expect, let checking = transcriber as? any ExpectedPhraseChecking, !checking.unknownWords(in: expect).isEmpty {
+                throw UsageError("--expect has words the recogniser does not know: \(checking.unknownWords(in: expect).joined(separator: ", "))")
             }
 
             // 1. The prompt, heard whole before the microphone opens.
-            let synthesizer = try EspeakSynthesizer.shared()
-            let voice = try VoiceCatalog.standard(adding: nil).voice(named: voiceName)
+            let engine = SpeechEngine(catalog: try VoiceCatalog.standard(adding: nil), synthesizers: Engines.synthesizers())
+            let question = SynthesisRequest(text: prompt.joined(separator: " "), options: SpeechOptions(voice: try engine.voice(named: voiceName)))
             Interrupt.install()
-            try Player(device: device, shouldStop: { Interrupt.requested }).play(sampleRate: synthesizer.sampleRate) { write in
-                try synthesizer.synthesize(prompt.joined(separator: " "), options: SpeechOptions(voice: voice), onChunk: write)
-            }
+            try engine.play(question, on: Player(device: device, shouldStop: { Interrupt.requested }))
             // 2. The answer.
             let answer = try RecordCommand.record(with: recording, meter: false)
             guard answer.stopReason != .maxDuration else {

@@ -76,12 +76,11 @@ enum ServeCommand {
         let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("speak-uploads-\(getpid())")
         try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: uploads) }
-        let transcriber: any Transcriber =
-            configuration.transcription.map { RemoteTranscriber(upstream: $0) }
-            ?? TranscriberPool(size: configuration.effectiveWorkers) { try PocketSphinxTranscriber() }
+        let transcriber = try Engines.transcriber(upstream: configuration.transcription, poolSize: configuration.effectiveWorkers)
+        let engine = SpeechEngine(catalog: catalog, synthesizers: Engines.synthesizers(espeak: workers), cache: cache)
         let service = SpeechService(
-            configuration: configuration, catalog: catalog, workers: workers, cache: cache, tokens: tokens,
-            player: Player(device: configuration.device), transcriber: transcriber, uploads: uploads)
+            configuration: configuration, engine: engine, tokens: tokens, player: Player(device: configuration.device),
+            transcriber: transcriber, uploads: uploads)
         let server = try HTTPServer(
             host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
             bodyPolicy: service.bodyPolicy, handler: service.respond)

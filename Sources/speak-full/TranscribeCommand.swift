@@ -56,10 +56,7 @@ enum TranscribeCommand {
         var options: TranscriptionOptions { TranscriptionOptions(language: language, expectedPhrases: expect) }
 
         /// The named upstream, or pocketsphinx here.
-        func makeTranscriber() throws -> any Transcriber {
-            if let upstream { return RemoteTranscriber(upstream: upstream) }
-            return try PocketSphinxTranscriber()
-        }
+        func makeTranscriber() throws -> any Transcriber { try Engines.transcriber(upstream: upstream) }
     }
 
     /// `--server URL`, `--openai URL`, `--model M`, `--key-env NAME`, `--token T`: which upstream

@@ -16,7 +16,7 @@ default: exit(SpeakCommand.main(arguments, tool: .full))
 }
 
 extension CommandLineTool {
-    static let full = CommandLineTool(speakRemotely: { url, token, text, options in
+    static let full = CommandLineTool(synthesizers: Engines.synthesizers(), speakRemotely: { url, token, text, options in
         try RemoteSpeaker(url: url, token: token).play(text, options: options)
     })
 }

@@ -267,6 +267,16 @@ struct ServerScenarioTests {
         // The same words from the upstream directly: the relay passed them through.
         let direct = try upstream.authorized(["-d", #"{"text": "Na gode!", "voice": "nadia"}"#, "\(upstream.url)/api/speak"])
         #expect(direct.body == fetched.body)
+        // The command line speaks the relay voice from the upstream too (not with espeak-ng here),
+        // so what `--cache` stores under the relay's key is the upstream's reply, byte for byte.
+        let cacheHome = voices.appendingPathComponent("cache-home")
+        let spoken = try Speak.run(
+            ["--cache", "-a", "null", "--voices-dir", voices.path, "-v", "relay", "Na gode!"],
+            environment: ProcessInfo.processInfo.environment.merging(["XDG_CACHE_HOME": cacheHome.path]) { $1 })
+        #expect(spoken.status == 0, "\(spoken.stderr)")
+        let stored = try FileManager.default.contentsOfDirectory(at: cacheHome.appendingPathComponent("speak"), includingPropertiesForKeys: nil)
+            .filter { !$0.lastPathComponent.hasPrefix(".") }
+        #expect(try stored.map { try Data(contentsOf: $0) } == [direct.body])
         // The key went upstream only: it is in no response header or body of the front server.
         #expect(!fetched.headers.values.contains { $0.contains(upstream.token) })
 

@@ -71,6 +71,19 @@ struct ReplyCacheTests {
             != ReplyKey(engine: "", voice: "", rate: 0, pitch: 0, format: "mp3", text: ":x").digest)
     }
 
+    @Test("a spoken reply's key tells SSML from plain text, and engines and volume apart")
+    func speechKeysCoverSSMLEngineAndVolume() throws {
+        let voice = try VoiceCatalog(directories: [VoiceCatalog.shippedDirectory()!]).voice(named: "default")
+        let text = "<speak>Wait <break time=\"1s\"/> now.</speak>"
+        let plain = ReplyKey(speaking: text, options: SpeechOptions(voice: voice), format: "mp3")
+        #expect(plain == ReplyKey(speaking: text, options: SpeechOptions(voice: voice), format: "mp3"))
+        #expect(plain != ReplyKey(speaking: text, options: SpeechOptions(voice: voice, ssml: true), format: "mp3"))
+        #expect(plain != ReplyKey(speaking: text, options: SpeechOptions(voice: voice, volume: 150), format: "mp3"))
+        var elsewhere = voice
+        elsewhere.engine = "upstream"
+        #expect(plain != ReplyKey(speaking: text, options: SpeechOptions(voice: elsewhere), format: "mp3"))
+    }
+
     @Test func evictsLeastRecentlyUsedFirst() throws {
         try withDirectory { directory in
             let cache = try ReplyCache(directory: directory, maximumBytes: 300)

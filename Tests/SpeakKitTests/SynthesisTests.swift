@@ -36,7 +36,7 @@ struct SynthesisTests {
         struct Stop: Error {}
         var chunks = 0
         #expect(throws: Stop.self) {
-            try synthesizer.synthesize("One. Two. Three. Four. Five. Six.", options: options()) { _ in
+            try synthesizer.synthesize("One. Two. Three. Four. Five. Six.", options: options()) { (_: PCMChunk) in
                 chunks += 1
                 throw Stop()
             }
@@ -70,7 +70,7 @@ struct SynthesisTests {
     @Test("Hausa letters map onto what espeak-ng's Swahili can say")
     func transliteration() throws {
         let nadia = try catalog.voice(named: "nadia")
-        #expect(nadia.transliterate("ɓaƙo ɗan ƴa'ya cikin") == "bako dan yaya chikin")
+        #expect(try nadia.settings(as: EspeakVoiceSettings.self).transliterate("ɓaƙo ɗan ƴa'ya cikin") == "bako dan yaya chikin")
     }
 
     @Test("rate, pitch and volume change the sound")
@@ -104,7 +104,7 @@ struct SynthesisTests {
         try Data(#"{"name":"ava","language":"en-US","espeakVoice":"en-us","rate":300,"pitch":50,"description":"Fast Ava."}"#.utf8)
             .write(to: directory.appendingPathComponent("ava.json"))
         let catalog = try VoiceCatalog(directories: [VoiceCatalog.shippedDirectory()!, directory])
-        #expect(try catalog.voice(named: "robo").variant == "klatt")
+        #expect(try catalog.voice(named: "robo").settings(as: EspeakVoiceSettings.self).variant == "klatt")
         #expect(try catalog.voice(named: "ava").rate == 300)
         #expect(catalog.voices.contains { $0.name == "nadia" })
     }

@@ -26,7 +26,7 @@ struct WorkerPoolTests {
     static func speech(_ text: String) throws -> PCMBuffer {
         let synthesizer = try EspeakSynthesizer.shared()
         var pcm = PCMBuffer(sampleRate: synthesizer.sampleRate)
-        try synthesizer.synthesize(text, options: SpeechOptions(voice: voice)) { pcm.samples += $0 }
+        try synthesizer.synthesize(text, options: SpeechOptions(voice: voice)) { pcm.samples += $0.samples }
         return pcm
     }
 
@@ -38,9 +38,12 @@ struct WorkerPoolTests {
         return abs(try MP3Decoder.decode(reply).duration - expected) < 0.08
     }
 
+    /// The encoded reply, as the server makes it: the pool's PCM through the engine's encoder.
     static func reply(_ pool: WorkerPool, _ request: SynthesisRequest) throws -> Data {
+        let engine = SpeechEngine(
+            catalog: VoiceCatalog(voices: []), synthesizers: SynthesizerRegistry([EspeakSynthesizer.engineName: { pool }]))
         var reply = Data()
-        try pool.synthesize(request) { reply += $0 }
+        try engine.encodeReply(request) { reply += $0 }
         return reply
     }
 
@@ -92,7 +95,7 @@ struct WorkerPoolTests {
     func badVoice() throws {
         let pool = try WorkerPool(executable: Self.executable, size: 1)
         let pid = pool.idleProcessIDs
-        let bad = Voice(name: "bad", language: "xx", espeakVoice: "no-such-voice")
+        let bad = Voice.espeak(name: "bad", language: "xx", EspeakVoiceSettings(voice: "no-such-voice"))
         let error = try #require(throws: WorkerError.self) { try Self.reply(pool, Self.request("Hello.", voice: bad)) }
         #expect(error.message.contains("no-such-voice"), "\(error)")
         #expect(pool.idleProcessIDs == pid, "the same worker, not a replacement")

@@ -24,6 +24,21 @@ public struct Player: Sendable {
         _ = consume lock
     }
 
+    /// Plays the chunks `produce` writes, as it writes them: the device opens at the first chunk's
+    /// sample rate. Returns what `produce` returns, once the device has drained.
+    @discardableResult
+    public func play<Result>(_ produce: (_ write: (PCMChunk) throws -> Void) throws -> Result) throws -> Result {
+        let lock = try PlaybackLock(wait: waitForTurn, shouldStop: shouldStop)
+        var output: PlaybackDevice?
+        let result = try produce { chunk in
+            if output == nil { output = try PlaybackDevice(name: device, sampleRate: chunk.sampleRate) }
+            try output!.write(chunk.samples, shouldStop: shouldStop)
+        }
+        try output?.drain(shouldStop: shouldStop)
+        _ = consume lock
+        return result
+    }
+
     /// Plays a whole buffer.
     public func play(_ pcm: PCMBuffer) throws {
         try play(sampleRate: pcm.sampleRate) { write in try pcm.samples.withUnsafeBufferPointer { try write($0) } }

@@ -5,10 +5,17 @@ internal import CEspeakNG
 ///
 /// espeak-ng keeps one global, non-thread-safe instance per process, so there is one
 /// `EspeakSynthesizer` (``shared()``) and every call into it is serialised by a lock.
-public final class EspeakSynthesizer: @unchecked Sendable {
+/// espeak-ng's global state forces `@unchecked Sendable`: every call into it takes `lock`.
+public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     /// The sample rate of the PCM espeak-ng produces (22050 Hz for its own voices).
     public let sampleRate: Int
-    private let lock = NSLock()
+    /// Held around every call into libespeak-ng (also by extensions in other files).
+    let lock = NSLock()
+
+    public var features: SynthesisFeatures { [.ssml, .rate, .pitch, .volume, .streaming] }
+
+    /// The engine's name in voice files.
+    public static let engineName = "espeak"
 
     private static let instance = Result { () throws(EspeakError) in try EspeakSynthesizer() }
 
@@ -27,15 +34,26 @@ public final class EspeakSynthesizer: @unchecked Sendable {
     /// produces it. `onProgress` receives the fraction of the text spoken so far.
     /// An error thrown by `onChunk` stops synthesis and is rethrown.
     public func synthesize(
-        _ text: String, options: SpeechOptions,
-        onProgress: ((Double) -> Void)? = nil,
-        onChunk: (UnsafeBufferPointer<Int16>) throws -> Void
+        _ text: String, options: SpeechOptions, onProgress: ((Double) -> Void)? = nil,
+        onChunk: (PCMChunk) throws -> Void
     ) throws {
-        try withoutActuallyEscaping(onChunk) { onChunk in
-            let sink = ChunkSink(onChunk: onChunk, onProgress: onProgress, characters: text.count)
+        let rate = sampleRate
+        try synthesize(text, options: options, onProgress: onProgress) { (samples: UnsafeBufferPointer<Int16>) in
+            try onChunk(PCMChunk(samples: samples, sampleRate: rate))
+        }
+    }
+
+    /// As ``synthesize(_:options:onProgress:onChunk:)-…``, with bare samples at ``sampleRate``.
+    public func synthesize(
+        _ text: String, options: SpeechOptions, onProgress: ((Double) -> Void)? = nil,
+        onSamples: (UnsafeBufferPointer<Int16>) throws -> Void
+    ) throws {
+        let voice = try options.voice.settings(as: EspeakVoiceSettings.self)
+        try withoutActuallyEscaping(onSamples) { onSamples in
+            let sink = ChunkSink(onChunk: onSamples, onProgress: onProgress, characters: text.count)
             try lock.withLock {
-                try configure(options)
-                try speak(text, options: options, userData: Unmanaged.passUnretained(sink).toOpaque())
+                try configure(options, voice)
+                try speak(text, options: options, voice, userData: Unmanaged.passUnretained(sink).toOpaque())
             }
             if let error = sink.error { throw error }
         }
@@ -50,28 +68,31 @@ public final class EspeakSynthesizer: @unchecked Sendable {
         }
         defer { free(buffer) }
         let sink = ChunkSink(onChunk: { _ in }, onProgress: nil, characters: text.count)
+        let voice = try options.voice.settings(as: EspeakVoiceSettings.self)
         try lock.withLock {
             defer { espeak_SetPhonemeTrace(0, nil) }
             espeak_SetPhonemeTrace(Int32(ipa ? espeakPHONEMES_IPA : espeakPHONEMES_SHOW), stream)
-            try configure(options)
-            try speak(text, options: options, userData: Unmanaged.passUnretained(sink).toOpaque())
+            try configure(options, voice)
+            try speak(text, options: options, voice, userData: Unmanaged.passUnretained(sink).toOpaque())
         }
         fclose(stream)
         return buffer.map { String(cString: $0) } ?? ""
     }
 
-    private func configure(_ options: SpeechOptions) throws(EspeakError) {
-        let name = options.voice.espeakName
+    private func configure(_ options: SpeechOptions, _ voice: EspeakVoiceSettings) throws(EspeakError) {
+        let name = voice.espeakName
         try EspeakError.check(espeak_SetVoiceByName(name).rawValue, "espeak_SetVoiceByName(\"\(name)\")")
         try EspeakError.check(espeak_SetParameter(espeakRATE, Int32(options.effectiveRate), 0).rawValue, "espeak_SetParameter(rate)")
         try EspeakError.check(espeak_SetParameter(espeakPITCH, Int32(options.effectivePitch), 0).rawValue, "espeak_SetParameter(pitch)")
         try EspeakError.check(espeak_SetParameter(espeakVOLUME, Int32(options.volume), 0).rawValue, "espeak_SetParameter(volume)")
     }
 
-    private func speak(_ text: String, options: SpeechOptions, userData: UnsafeMutableRawPointer) throws(EspeakError) {
+    private func speak(
+        _ text: String, options: SpeechOptions, _ voice: EspeakVoiceSettings, userData: UnsafeMutableRawPointer
+    ) throws(EspeakError) {
         // espeak-ng 1.51 drops the last character of a text that ends without a separator
         // (espeak-ng#1898, brailcom/speechd#978): a trailing space keeps it.
-        let padded = options.voice.transliterate(text) + " "
+        let padded = voice.transliterate(text) + " "
         var flags = UInt32(espeakCHARS_UTF8)
         if options.ssml { flags |= UInt32(espeakSSML) }
         let code = padded.withCString { bytes in

@@ -4,12 +4,13 @@ import Foundation
 /// instance per process, so a server synthesises on several cores through several such processes.
 ///
 /// Protocol: the server writes one ``SynthesisRequest`` per line of JSON; the worker answers with
-/// frames (``WorkerFrame``): `data` frames as the reply is encoded, then `end`, or `error` with a
-/// one-line message. The worker exits when its input ends.
+/// frames (``WorkerFrame``): `start` with the sample rate, `data` frames of PCM as it is
+/// synthesised, then `end`, or `error` with a one-line message. The worker exits when its input
+/// ends. The server encodes (``SpeechEngine``), as it does for every engine.
 public enum SynthesisWorker {
-    /// Encoded bytes are gathered into frames of about this size: fewer writes and wake-ups, and at
-    /// espeak-ng's ~300x real time a frame of MP3 (a second of speech) waits only milliseconds.
-    static let frameBytes = 4096
+    /// PCM is gathered into frames of about this size: fewer writes and wake-ups, and at espeak-ng's
+    /// ~300x real time a frame (0.4 s of speech) waits only about a millisecond.
+    static let frameBytes = 16384
 
     public static func serve(input: FileHandle, output: FileHandle) {
         // A server that went away must come back as a failed write, not kill the worker silently.
@@ -37,27 +38,29 @@ public enum SynthesisWorker {
     private static func reply(to line: Data, frames: WorkerFrame.Writer) throws {
         let request = try JSONDecoder().decode(SynthesisRequest.self, from: line)
         let synthesizer = try EspeakSynthesizer.shared()
-        let encoder = try ReplyEncoder(format: request.format, inputRate: synthesizer.sampleRate, mp3: request.mp3)
         var pending = Data()
-        try synthesizer.synthesize(request.text, options: request.options) { samples in
-            pending += try encoder.encode(samples)
+        try frames.write(.start, withUnsafeBytes(of: UInt32(synthesizer.sampleRate).bigEndian) { Data($0) })
+        try synthesizer.synthesize(request.text, options: request.options) { (samples: UnsafeBufferPointer<Int16>) in
+            for sample in samples { withUnsafeBytes(of: sample.littleEndian) { pending.append(contentsOf: $0) } }
             if pending.count >= frameBytes {
                 try frames.write(.data, pending)
                 pending = Data()
             }
         }
-        pending += try encoder.finish()
         if !pending.isEmpty { try frames.write(.data, pending) }
     }
 }
 
 /// A frame from a worker: 1 byte type, 4 bytes big-endian payload length, the payload.
 enum WorkerFrame: UInt8 {
-    case data = 0x44  // "D": encoded audio
+    case start = 0x53  // "S": the reply's sample rate, 4 bytes big-endian
+    case data = 0x44  // "D": PCM, 16-bit little-endian mono
     case end = 0x45  // "E": the reply is complete
     case error = 0x21  // "!": the reply failed; the payload is a one-line UTF-8 message
 
     static let headerBytes = 5
+    /// Larger than any frame a worker writes (``SynthesisWorker/frameBytes`` plus an error line).
+    static let maximumPayloadBytes = 1 << 20
 
     /// Writes whole frames straight to a descriptor: one write(2) per frame and no user-space
     /// buffer, so each frame reaches the server as soon as it is written.

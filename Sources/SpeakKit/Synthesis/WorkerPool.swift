@@ -20,7 +20,7 @@ public struct WorkerError: Error, CustomStringConvertible, Sendable {
 /// child inherits every descriptor not marked close-on-exec: the pool marks its own, and the
 /// server must open its listening and client sockets with `SOCK_CLOEXEC`, or a worker would hold
 /// them open.
-public final class WorkerPool: @unchecked Sendable {
+public final class WorkerPool: Synthesizer, @unchecked Sendable {
     private struct Worker {
         let pid: pid_t
         /// The parent's end of a socket pair: the child's standard input and output. A socket,
@@ -53,27 +53,45 @@ public final class WorkerPool: @unchecked Sendable {
 
     deinit { shutdown() }
 
-    /// Synthesises `request` in the next free worker, handing the encoded reply to `onChunk` piece
-    /// by piece as the worker produces it. Blocks the calling thread (one of the HTTP server's
-    /// pool) for the reply, and first until a worker is free if all are busy.
+    /// The workers run espeak-ng.
+    public var features: SynthesisFeatures { [.ssml, .rate, .pitch, .volume, .streaming] }
+
+    public func synthesize(
+        _ text: String, options: SpeechOptions, onProgress: ((Double) -> Void)?, onChunk: (PCMChunk) throws -> Void
+    ) throws {
+        try synthesize(SynthesisRequest(text: text, options: options), onChunk: onChunk)
+    }
+
+    /// Synthesises `request` in the next free worker, handing its PCM to `onChunk` piece by piece
+    /// as the worker produces it. Blocks the calling thread (one of the HTTP server's pool) for
+    /// the reply, and first until a worker is free if all are busy.
     ///
     /// Throws ``WorkerError`` when the worker reports a failure or dies, and rethrows what
     /// `onChunk` throws; either way the worker is ready, or replaced, for the next request.
-    public func synthesize(_ request: SynthesisRequest, onChunk: (Data) throws -> Void) throws {
+    public func synthesize(_ request: SynthesisRequest, onChunk: (PCMChunk) throws -> Void) throws {
         // JSONEncoder escapes newlines inside strings, so the request is exactly one line.
         let line = try JSONEncoder().encode(request) + [0x0A]
         let worker = try checkOut()
         var readyForNext = false
         defer { checkIn(worker, replace: !readyForNext) }
         try send(line, to: worker)
+        var sampleRate = 0
         while true {
             let (type, payload) = try readFrame(from: worker)
             switch type {
+            case .start:
+                sampleRate = payload.reduce(0) { $0 << 8 | Int($1) }
             case .data:
+                guard sampleRate > 0, payload.count % 2 == 0 else {
+                    throw WorkerError("synthesis worker \(worker.pid) sent PCM before its sample rate, or half a sample")
+                }
                 // If the consumer throws (its client went away), the rest of this reply is still
                 // coming; the worker is killed and replaced rather than drained, as draining a
                 // long text would hold a core for seconds to produce audio nobody hears.
-                try onChunk(payload)
+                let samples = payload.withUnsafeBytes { bytes in
+                    bytes.bindMemory(to: Int16.self).map { Int16(littleEndian: $0) }
+                }
+                try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: sampleRate)) }
             case .end:
                 readyForNext = true
                 return
@@ -192,6 +210,11 @@ public final class WorkerPool: @unchecked Sendable {
     private func readFrame(from worker: Worker) throws -> (WorkerFrame, Data) {
         let header = try read(WorkerFrame.headerBytes, from: worker)
         let length = header[1..<5].reduce(0) { $0 << 8 | Int($1) }
+        // A worker writes frames of SynthesisWorker.frameBytes; a wild length means a broken stream,
+        // and must not become a gigabyte allocation.
+        guard length <= WorkerFrame.maximumPayloadBytes else {
+            throw WorkerError("synthesis worker \(worker.pid) sent a frame of \(length) bytes; the limit is \(WorkerFrame.maximumPayloadBytes)")
+        }
         guard let type = WorkerFrame(rawValue: header[0]) else {
             throw WorkerError("synthesis worker \(worker.pid) sent a frame of unknown type \(header[0])")
         }

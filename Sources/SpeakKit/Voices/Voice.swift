@@ -1,46 +1,101 @@
-/// A named voice: which espeak-ng voice speaks it, how, and how its text is prepared.
-/// Voices live as JSON files in `Voices/` (see ``VoiceCatalog``).
+/// A named voice: which engine speaks it, at what rate and pitch, and that engine's own settings.
+/// Voices live as JSON files in `Voices/` (see ``VoiceCatalog``):
+///
+///     {"name": "nadia", "language": "ha", "engine": "espeak", "rate": 160, "pitch": 55,
+///      "espeak": {"voice": "sw", "variant": "f3", "transliteration": {"ɓ": "b"}}}
+///
+/// The engine's settings sit under the engine's name and only the engine reads them, so a new
+/// engine needs no change here. Files from before engines (`espeakVoice`, `variant`,
+/// `transliteration` at the top) still load, as espeak-ng voices.
 public struct Voice: Codable, Sendable, Equatable {
     public var name: String
     /// BCP 47 language tag of the language the voice speaks, e.g. `ha` or `en-GB`.
     public var language: String
-    /// espeak-ng voice name, e.g. `en-gb` or `sw`.
-    public var espeakVoice: String
-    /// espeak-ng variant, e.g. `f3`; `nil` for the voice's own.
-    public var variant: String?
-    /// Words per minute.
+    /// The engine that speaks it: `espeak` (the default), `upstream`, `piper`…
+    public var engine: String
+    /// Words per minute at normal speed.
     public var rate: Int
     /// 0...100.
     public var pitch: Int
     public var description: String
-    /// Letters rewritten before synthesis, for languages espeak-ng lacks (Hausa's ɓ ɗ ƙ ƴ).
-    public var transliteration: [String: String]?
-    /// Fetch this voice's MP3 from another server instead of synthesising it here.
-    public var upstream: Upstream?
+    /// The object under the engine's name in the voice file.
+    public var settings: JSONValue
+
+    public static let defaultEngine = "espeak"
 
     public init(
-        name: String, language: String, espeakVoice: String, variant: String? = nil, rate: Int = 175,
-        pitch: Int = 50, description: String = "", transliteration: [String: String]? = nil, upstream: Upstream? = nil
+        name: String, language: String, engine: String = Voice.defaultEngine, rate: Int = 175, pitch: Int = 50,
+        description: String = "", settings: JSONValue = .object([:])
     ) {
         self.name = name
         self.language = language
-        self.espeakVoice = espeakVoice
-        self.variant = variant
+        self.engine = engine
         self.rate = rate
         self.pitch = pitch
         self.description = description
-        self.transliteration = transliteration
-        self.upstream = upstream
+        self.settings = settings
     }
 
-    /// The name `espeak_SetVoiceByName` takes: `voice+variant`.
-    var espeakName: String { variant.map { "\(espeakVoice)+\($0)" } ?? espeakVoice }
-
-    /// `text` with the voice's transliteration applied, longest keys first.
-    public func transliterate(_ text: String) -> String {
-        guard let transliteration, !transliteration.isEmpty else { return text }
-        return transliteration.keys.sorted { $0.count > $1.count }.reduce(text) { text, key in
-            text.replacingOccurrences(of: key, with: transliteration[key]!)
+    /// This engine's settings as its own type.
+    public func settings<T: Decodable>(as type: T.Type) throws(VoiceError) -> T {
+        do { return try settings.decode(type) } catch {
+            throw .invalidSettings(name, engine, String(describing: error))
         }
+    }
+
+    /// Everything about the voice that changes its sound, in a fixed order: part of reply cache keys.
+    /// Built by hand, not by JSONEncoder: the server computes it for every request, cache hits included.
+    public var identity: String {
+        [name, language, engine, String(rate), String(pitch), settings.canonical].joined(separator: "\u{1F}")
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, language, engine, rate, pitch, description
+        // Before engines: espeak-ng's settings at the top level.
+        case espeakVoice, variant, transliteration
+    }
+
+    private struct EngineKey: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let engines = try decoder.container(keyedBy: EngineKey.self)
+        name = try container.decode(String.self, forKey: .name)
+        language = try container.decode(String.self, forKey: .language)
+        let upstreamKey = EngineKey(stringValue: "upstream")
+        engine = try container.decodeIfPresent(String.self, forKey: .engine)
+            ?? (engines.contains(upstreamKey) ? "upstream" : Self.defaultEngine)
+        rate = try container.decodeIfPresent(Int.self, forKey: .rate) ?? 175
+        pitch = try container.decodeIfPresent(Int.self, forKey: .pitch) ?? 50
+        description = try container.decodeIfPresent(String.self, forKey: .description) ?? ""
+        if let settings = try engines.decodeIfPresent(JSONValue.self, forKey: EngineKey(stringValue: engine)) {
+            self.settings = settings
+        } else if engine == Self.defaultEngine, let voice = try container.decodeIfPresent(String.self, forKey: .espeakVoice) {
+            var legacy: [String: JSONValue] = ["voice": .string(voice)]
+            if let variant = try container.decodeIfPresent(String.self, forKey: .variant) { legacy["variant"] = .string(variant) }
+            if let letters = try container.decodeIfPresent(JSONValue.self, forKey: .transliteration) {
+                legacy["transliteration"] = letters
+            }
+            settings = .object(legacy)
+        } else {
+            settings = .object([:])
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(language, forKey: .language)
+        try container.encode(engine, forKey: .engine)
+        try container.encode(rate, forKey: .rate)
+        try container.encode(pitch, forKey: .pitch)
+        try container.encode(description, forKey: .description)
+        var engines = encoder.container(keyedBy: EngineKey.self)
+        try engines.encode(settings, forKey: EngineKey(stringValue: engine))
     }
 }

@@ -9,8 +9,9 @@ public struct VoiceCatalog: Sendable {
     private var byLowercasedName: [String: Voice] = [:]
 
     /// espeak-ng's own English, for when no voice file names itself `default`.
-    public static let builtInDefault = Voice(
-        name: defaultVoiceName, language: "en-US", espeakVoice: "en-us", description: "American English, espeak-ng's standard voice.")
+    public static let builtInDefault = Voice.espeak(
+        name: defaultVoiceName, language: "en-US", EspeakVoiceSettings(voice: "en-us"),
+        description: "American English, espeak-ng's standard voice.")
 
     public init(voices: [Voice]) {
         var voices = voices
@@ -76,6 +77,8 @@ public enum VoiceError: Error, Equatable, CustomStringConvertible {
     case unknown(String, suggestions: [String])
     case unreadableDirectory(String)
     case invalidFile(String, String)
+    /// A voice whose engine settings do not decode: name, engine, reason.
+    case invalidSettings(String, String, String)
 
     public var description: String {
         switch self {
@@ -84,6 +87,8 @@ public enum VoiceError: Error, Equatable, CustomStringConvertible {
             return "unknown voice '\(name)'\(hint) (speak -v '?' lists voices)"
         case .unreadableDirectory(let path): return "cannot read voices directory \(path)"
         case .invalidFile(let path, let reason): return "invalid voice file \(path): \(reason)"
+        case .invalidSettings(let name, let engine, let reason):
+            return "voice '\(name)' has invalid '\(engine)' settings: \(reason)"
         }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 internal import CMicroHTTPD
 
 /// Whether something accepts TCP connections at the URL's host and port (within 2 s).
-func acceptsConnections(_ url: String) -> Bool {
+public func acceptsConnections(_ url: String) -> Bool {
     guard let components = URLComponents(string: url), let host = components.host else { return false }
     let port = components.port ?? (components.scheme == "https" ? 443 : 80)
     var hints = addrinfo()

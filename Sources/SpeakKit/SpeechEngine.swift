@@ -1,0 +1,222 @@
+import Foundation
+import Synchronization
+
+/// The one thing every front end calls: the command line, `speak serve`'s HTTP routes, its worker
+/// processes. It resolves voices, picks each voice's engine, serves and fills the reply cache,
+/// falls back to a local voice when a remote engine fails, encodes, and plays through the lock.
+/// It knows nothing of HTTP or of argument parsing.
+public final class SpeechEngine: Sendable {
+    public let catalog: VoiceCatalog
+    public let synthesizers: SynthesizerRegistry
+    public let cache: ReplyCache?
+    /// Set once the cache has failed, so the fault is logged once and shows on `/ready`.
+    private let cacheFault = Mutex<String?>(nil)
+
+    public init(catalog: VoiceCatalog, synthesizers: SynthesizerRegistry, cache: ReplyCache? = nil) {
+        self.catalog = catalog
+        self.synthesizers = synthesizers
+        self.cache = cache
+    }
+
+    /// The voice named `name` (the default voice for `nil`), or an error naming the closest voices.
+    public func voice(named name: String?) throws(VoiceError) -> Voice {
+        try catalog.voice(named: name ?? VoiceCatalog.defaultVoiceName)
+    }
+
+    public func synthesizer(for voice: Voice) throws -> any Synthesizer {
+        try synthesizers.synthesizer(for: voice.engine)
+    }
+
+    // MARK: - Replies
+
+    /// How a reply came about, for the front end to tell its user.
+    public struct Outcome: Sendable {
+        /// The voice that spoke instead of the one asked for, and why (its engine failed).
+        public var fallback: (voice: String, reason: String)?
+        public var fromCache = false
+    }
+
+    public func cacheKey(for request: SynthesisRequest) -> ReplyKey {
+        ReplyKey(speaking: request.text, options: request.options, format: request.format.rawValue)
+    }
+
+    /// The stored reply for `request`, if one was made before.
+    public func cachedReply(for request: SynthesisRequest) -> Data? {
+        cache?.data(for: cacheKey(for: request))
+    }
+
+    /// Synthesises `request` to PCM. An engine that fails before its first chunk (an upstream that
+    /// is down) is replaced by the voice's `fallback` (or `default`), which the outcome names.
+    @discardableResult
+    public func synthesize(
+        _ request: SynthesisRequest, onProgress: ((Double) -> Void)? = nil, onChunk: (PCMChunk) throws -> Void
+    ) throws -> Outcome {
+        let voice = request.voice
+        let synthesizer = try self.synthesizer(for: voice)
+        var started = false
+        do {
+            try synthesizer.synthesize(request.text, options: request.options, onProgress: onProgress) { chunk in
+                started = true
+                try onChunk(chunk)
+            }
+            return Outcome()
+        } catch {
+            guard !started, let fallback = fallbackVoice(for: voice, after: error) else { throw error }
+            var local = request
+            local.voice = fallback
+            try self.synthesizer(for: fallback).synthesize(local.text, options: local.options, onProgress: onProgress, onChunk: onChunk)
+            return Outcome(fallback: (fallback.name, String(describing: error)))
+        }
+    }
+
+    /// The local voice that answers for `voice` when its engine fails with `error`: only for
+    /// engines that do not stream (remote ones), named by the voice's `fallback` setting.
+    private func fallbackVoice(for voice: Voice, after error: any Error) -> Voice? {
+        guard error is any FallbackEligible else { return nil }
+        let name = voice.fallbackName ?? VoiceCatalog.defaultVoiceName
+        guard let fallback = try? catalog.voice(named: name), fallback.engine != voice.engine else { return nil }
+        return fallback
+    }
+
+    /// Encodes `request` in its format as it is synthesised, handing the bytes to `write` as they
+    /// are ready, and stores the complete reply in the cache. The reply never depends on the cache:
+    /// a cache that cannot be written is dropped for this reply, and its fault logged once.
+    /// A reply spoken by a fallback voice is not cached (the next request tries the engine again).
+    @discardableResult
+    public func encodeReply(_ request: SynthesisRequest, write: (Data) throws -> Void) throws -> Outcome {
+        var entry = beginCacheEntry(for: request)
+        defer { entry?.abandon() }
+        func emit(_ bytes: Data) throws {
+            guard !bytes.isEmpty else { return }
+            try write(bytes)
+            if let current = entry {
+                do { try current.append(bytes) } catch {
+                    noteCacheFault(error)
+                    current.abandon()
+                    entry = nil
+                }
+            }
+        }
+        let synthesizer = try self.synthesizer(for: request.voice)
+        let outcome: Outcome
+        do {
+            if let encoded = try synthesizer.encodedReply(request.text, options: request.options, format: request.format) {
+                try emit(encoded)
+                outcome = Outcome()
+            } else {
+                outcome = try encodePCM(request, emit: emit)
+            }
+        } catch {
+            guard let fallback = fallbackVoice(for: request.voice, after: error) else { throw error }
+            var local = request
+            local.voice = fallback
+            entry?.abandon()
+            entry = nil
+            _ = try encodePCM(local, emit: emit)
+            return Outcome(fallback: (fallback.name, String(describing: error)))
+        }
+        if outcome.fallback == nil, let current = entry {
+            do { try current.commit() } catch { noteCacheFault(error) }
+        }
+        entry = nil
+        return outcome
+    }
+
+    private func encodePCM(_ request: SynthesisRequest, emit: (Data) throws -> Void) throws -> Outcome {
+        var encoder: ReplyEncoder?
+        let outcome = try synthesize(request) { chunk in
+            if encoder == nil { encoder = try ReplyEncoder(format: request.format, inputRate: chunk.sampleRate, mp3: request.mp3) }
+            try emit(encoder!.encode(chunk.samples))
+        }
+        try emit(encoder?.finish() ?? Data())
+        return outcome
+    }
+
+    /// The whole reply at once: from the cache, or synthesised (and cached).
+    public func reply(_ request: SynthesisRequest) throws -> (Data, Outcome) {
+        if let cached = cachedReply(for: request) { return (cached, Outcome(fromCache: true)) }
+        var data = Data()
+        let outcome = try encodeReply(request) { data.append($0) }
+        return (data, outcome)
+    }
+
+    /// Speaks `request` on `player` and returns once it has been heard. With a cache, a reply made
+    /// before plays from it and a new one is stored as it is spoken.
+    @discardableResult
+    public func play(_ request: SynthesisRequest, on player: Player, onProgress: ((Double) -> Void)? = nil) throws -> Outcome {
+        var request = request
+        request.format = .mp3
+        if let cached = cachedReply(for: request), let pcm = try? PCMBuffer(audio: cached) {
+            try player.play(pcm)
+            return Outcome(fromCache: true)
+        }
+        guard cache != nil else {
+            return try player.play { write in try synthesize(request, onProgress: onProgress, onChunk: write) }
+        }
+        // An engine that answers whole (an upstream) is stored as it came, then played.
+        if try !synthesizer(for: request.voice).features.contains(.streaming) {
+            let (reply, outcome) = try self.reply(request)
+            try player.play(PCMBuffer(audio: reply))
+            return outcome
+        }
+        // Played and encoded for the cache as it comes, from one synthesis.
+        var entry = beginCacheEntry(for: request)
+        defer { entry?.abandon() }
+        var encoder: MP3Encoder?
+        let outcome = try player.play { write in
+            try synthesize(request, onProgress: onProgress) { chunk in
+                try write(chunk)
+                guard let current = entry else { return }
+                do {
+                    if encoder == nil { encoder = try MP3Encoder(inputRate: chunk.sampleRate, settings: request.mp3) }
+                    try current.append(encoder!.encode(Array(chunk.samples)))
+                } catch {
+                    noteCacheFault(error)
+                    entry = nil
+                }
+            }
+        }
+        if outcome.fallback == nil, let current = entry, let encoder {
+            do {
+                try current.append(encoder.finish())
+                try current.commit()
+            } catch { noteCacheFault(error) }
+        }
+        entry = nil
+        return outcome
+    }
+
+    // MARK: - The cache's health
+
+    /// Why the cache failed, if it has; `nil` while it works.
+    public var cacheProblem: String? { cacheFault.withLock { $0 } }
+
+    private func beginCacheEntry(for request: SynthesisRequest) -> ReplyCache.Entry? {
+        guard let cache else { return nil }
+        do { return try cache.beginEntry(for: cacheKey(for: request)) } catch {
+            noteCacheFault(error)
+            return nil
+        }
+    }
+
+    private func noteCacheFault(_ error: any Error) {
+        let first = cacheFault.withLock { fault -> Bool in
+            defer { if fault == nil { fault = String(describing: error) } }
+            return fault == nil
+        }
+        if first {
+            FileHandle.standardError.write(Data("speak: reply cache disabled for new replies: \(error)\n".utf8))
+        }
+    }
+}
+
+/// An engine failure after which a local voice may answer instead (a remote engine that is down).
+public protocol FallbackEligible: Error {}
+
+extension Voice {
+    /// The local voice that answers when this voice's engine fails: `fallback` in its settings.
+    public var fallbackName: String? {
+        if case .object(let settings) = settings, case .string(let name)? = settings["fallback"] { return name }
+        return nil
+    }
+}

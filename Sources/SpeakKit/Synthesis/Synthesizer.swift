@@ -1,0 +1,102 @@
+import Foundation
+import Synchronization
+
+/// A piece of synthesised speech: mono 16-bit PCM at its sample rate.
+public struct PCMChunk {
+    public let samples: UnsafeBufferPointer<Int16>
+    public let sampleRate: Int
+
+    public init(samples: UnsafeBufferPointer<Int16>, sampleRate: Int) {
+        self.samples = samples
+        self.sampleRate = sampleRate
+    }
+}
+
+/// What an engine honours of ``SpeechOptions`` and how it delivers; what it lacks is ignored.
+public struct SynthesisFeatures: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let ssml = SynthesisFeatures(rawValue: 1 << 0)
+    public static let rate = SynthesisFeatures(rawValue: 1 << 1)
+    public static let pitch = SynthesisFeatures(rawValue: 1 << 2)
+    public static let volume = SynthesisFeatures(rawValue: 1 << 3)
+    /// Chunks arrive while the text is still being synthesised (not all at once at the end), so a
+    /// reply can start before it is complete.
+    public static let streaming = SynthesisFeatures(rawValue: 1 << 4)
+}
+
+/// Text to speech, one implementation per engine: espeak-ng, an upstream server, a neural voice.
+/// Voice files name their engine (``Voice/engine``); ``SynthesizerRegistry`` maps names to these.
+public protocol Synthesizer: Sendable {
+    var features: SynthesisFeatures { get }
+
+    /// Synthesises `text` in `options.voice`, handing PCM to `onChunk` as it is made, every chunk
+    /// at the same sample rate. `onProgress` receives the fraction of the text done.
+    ///
+    /// To cancel, throw from `onChunk`: synthesis stops at once and the error is rethrown.
+    func synthesize(
+        _ text: String, options: SpeechOptions, onProgress: ((Double) -> Void)?,
+        onChunk: (PCMChunk) throws -> Void
+    ) throws
+
+    /// What stops these voices (all of this engine) from speaking now, by check name, for a
+    /// server's `/ready`: an unreachable upstream, a model that is not installed. Empty when fine.
+    func problems(with voices: [Voice]) -> [String: String]
+
+    /// The reply already encoded in `format`, for an engine that receives encoded audio (an
+    /// upstream's MP3): passed through as it came, not decoded and encoded again. `nil` otherwise.
+    func encodedReply(_ text: String, options: SpeechOptions, format: ReplyFormat) throws -> Data?
+
+    /// Where this voice's audio comes from, when that is not this machine (an upstream's URL).
+    func source(of voice: Voice) -> String?
+}
+
+extension Synthesizer {
+    public func problems(with voices: [Voice]) -> [String: String] { [:] }
+    public func encodedReply(_ text: String, options: SpeechOptions, format: ReplyFormat) throws -> Data? { nil }
+    public func source(of voice: Voice) -> String? { nil }
+}
+
+/// The engines one process carries, by the names voice files use. Each is made on first use
+/// (loading espeak-ng's data or a neural model is not free) and then shared.
+public final class SynthesizerRegistry: Sendable {
+    private let makers: [String: @Sendable () throws -> any Synthesizer]
+    private let made = Mutex<[String: any Synthesizer]>([:])
+
+    public init(_ makers: [String: @Sendable () throws -> any Synthesizer]) {
+        self.makers = makers
+    }
+
+    /// Engines whose names this registry knows.
+    public var engines: [String] { makers.keys.sorted() }
+
+    public func carries(_ engine: String) -> Bool { makers[engine] != nil }
+
+    /// The synthesizer for `engine`, made now if this is its first use.
+    public func synthesizer(for engine: String) throws -> any Synthesizer {
+        if let synthesizer = made.withLock({ $0[engine] }) { return synthesizer }
+        guard let make = makers[engine] else { throw SynthesisError.engineNotCarried(engine) }
+        let synthesizer = try make()
+        return made.withLock { made in
+            if let first = made[engine] { return first }
+            made[engine] = synthesizer
+            return synthesizer
+        }
+    }
+}
+
+/// A reply that cannot be synthesised for a reason of the engine's, not the voice's or the text's.
+public enum SynthesisError: Error, Equatable, CustomStringConvertible {
+    /// This executable does not carry the engine (the light `speak` has espeak-ng only).
+    case engineNotCarried(String)
+    /// The engine's model or runtime is not installed; the message names what to install.
+    case engineUnavailable(engine: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .engineNotCarried(let engine): "the '\(engine)' engine is not available in this program"
+        case .engineUnavailable(let engine, let reason): "the '\(engine)' engine is not available: \(reason)"
+        }
+    }
+}
