@@ -1,0 +1,64 @@
+import Foundation
+import SpeakKit
+import Testing
+
+/// `speak "Build passed"` must start as fast as `espeak-ng`: the light binary maps only the
+/// libraries synthesis and playback need, never FFmpeg's codec chain, pocketsphinx's BLAS/LAPACK,
+/// libmicrohttpd or a neural runtime. The dynamic linker's own trace says what was loaded.
+@Suite("start-up: what the light speak loads")
+struct StartupTests {
+    /// Libraries only speak-full may load, by the start of their file names.
+    static let heavy = [
+        "libavformat", "libavcodec", "libswresample", "libavutil", "libpocketsphinx", "libsphinxbase", "libblas",
+        "liblapack", "libgfortran", "libmicrohttpd", "libonnxruntime", "libsherpa-onnx", "libwhisper", "libggml",
+        "libcurl", "libFoundationNetworking",
+    ]
+
+    /// The shared libraries `speak arguments…` initialised, by file name.
+    static func librariesLoaded(_ arguments: [String], in directory: URL) throws -> (Subprocess.Result, [String]) {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_DEBUG"] = "files"
+        environment["LD_DEBUG_OUTPUT"] = directory.appendingPathComponent("ld").path
+        let result = try Speak.run(arguments, environment: environment)
+        var names: [String] = []
+        for file in try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+        where file.lastPathComponent.hasPrefix("ld.") {
+            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") where line.contains("calling init:") {
+                names.append(String(line.split(separator: "/").last ?? ""))
+            }
+            try FileManager.default.removeItem(at: file)
+        }
+        return (result, names)
+    }
+
+    @Test(
+        "speak TEXT, -o FILE, FILE.mp3, -v '?' and --version load none of the heavy libraries",
+        arguments: [
+            ["--version"], ["-v", "?"], ["-a", "null", "Build passed."], ["-o", "{dir}/reply.mp3", "Build passed."],
+            ["-a", "null", "{dir}/reply.mp3"],
+        ])
+    func lightCommands(arguments: [String]) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("speak-ld-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The file the -o run writes is the one the play run plays.
+        if arguments.last?.hasSuffix(".mp3") == true, arguments.first == "-a" {
+            #expect(try Speak.run(["-o", directory.appendingPathComponent("reply.mp3").path, "Build passed."]).status == 0)
+        }
+        let (result, libraries) = try Self.librariesLoaded(arguments.map { $0.replacingOccurrences(of: "{dir}", with: directory.path) }, in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(libraries.contains { $0.hasPrefix("libc.so") }, "the trace was read: \(libraries)")
+        let loaded = libraries.filter { library in Self.heavy.contains { library.hasPrefix($0) } }
+        #expect(loaded.isEmpty, "speak \(arguments.joined(separator: " ")) loaded \(loaded)")
+    }
+
+    @Test("the same trace sees the heavy libraries in speak serve's binary, so the check can fail")
+    func traceSeesHeavyLibraries() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("speak-ld-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (result, libraries) = try Self.librariesLoaded(["serve", "--help"], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(libraries.contains { $0.hasPrefix("libmicrohttpd") } && libraries.contains { $0.hasPrefix("libavcodec") })
+    }
+}
