@@ -30,10 +30,15 @@ package enum ExitCode: Int32 {
         case let error as AudioFileError: (.dataError, error.description)
         case is PlaybackInterrupted: (.interrupted, "interrupted")
         case let error as PlaybackBusy: (.busy, "device busy: \(error.reason); try again, or drop --no-wait to take turns")
-        case let error as ALSAError where error.isBusy:
-            (.busy, "device busy: '\(error.device)' is in use by another program (\(error.message)); pick another with -a")
-        case let error as ALSAError where error.function == "snd_pcm_open" || error.function == "snd_pcm_set_params":
-            (.unavailable, "no playback device '\(error.device)' (\(error.message)): pick one with -a (speak -a '?' lists them), or write a file with -o reply.mp3")
+        case let error as PlaybackError:
+            switch error {
+            case .deviceBusy(let device, let reason):
+                (.busy, "device busy: '\(device)' is in use by another program (\(reason)); pick another with -a")
+            case .noPlaybackDevice(let device, let reason):
+                (.unavailable, "no playback device '\(device)' (\(reason)): pick one with -a (speak -a '?' lists them), or write a file with -o reply.mp3")
+            case .permissionDenied: (.noPermission, error.description)
+            case .playbackFailed: (.failure, error.description)
+            }
         case let error as RecorderError:
             switch error {
             case .noCaptureDevice: (.unavailable, "\(error): pick one with --mic (or -a for speak record)")

@@ -93,7 +93,7 @@ public final class SpeechService: Sendable {
         case let error as HTTPError: error.response
         case let error as UpstreamError: HTTPError(502, "upstream failed and no local fallback voice: \(error)", code: "upstream_failed").response
         case let error as SynthesisError: HTTPError(503, String(describing: error), code: "engine_unavailable").response
-        case let error as ALSAError: HTTPError(503, "cannot play on '\(error.device)': \(error.message)", code: "no_playback_device").response
+        case let error as PlaybackError: HTTPError(503, "cannot play: \(error)", code: "no_playback_device").response
         default: HTTPError(500, String(describing: error)).response
         }
     }

@@ -25,7 +25,7 @@ final class PlaybackTests {
         let mark = server.now
         let result = try Speak.run(arguments, environment: server.environment)
         #expect(result.status == 0, "\(result.stderr)")
-        usleep(300_000)
+        try server.waitUntilHeard(through: result.exitTime)
         let recording = server.heard(since: mark)
         try server.expectHeardWhole(reference, in: recording)
         let span = try server.heardSpan(recording)
@@ -42,7 +42,7 @@ final class PlaybackTests {
         let mark = server.now
         let result = try Speak.run([file.path], environment: server.environment)
         #expect(result.status == 0, "\(result.stderr)")
-        usleep(300_000)
+        try server.waitUntilHeard(through: result.exitTime)
         try server.expectHeardWhole(decoded, in: server.heard(since: mark))
     }
 
@@ -55,8 +55,9 @@ final class PlaybackTests {
         let a = try Speak.start(first, environment: server.environment)
         let b = try Speak.start(second, environment: server.environment)
         #expect(a.wait().status == 0)
-        #expect(b.wait().status == 0)
-        usleep(300_000)
+        let last = b.wait()
+        #expect(last.status == 0)
+        try server.waitUntilHeard(through: last.exitTime)
         let heard = Double(try server.heardSpan(server.heard(since: mark)).count) / Double(AudioServer.sampleRate)
         // Talking over each other would overlap the two and hear less than both in a row.
         #expect(heard >= together, "heard \(heard) s for \(together) s of speech")
@@ -69,13 +70,14 @@ final class PlaybackTests {
             ["This sentence is long enough to be interrupted well before its end, so keep talking for a while."],
             environment: server.environment)
         try server.waitForSound(since: mark)
-        usleep(300_000)
+        // Interrupted mid-sentence: once 0.3 s of it has been heard.
+        try server.waitUntilHeard(through: ProcessInfo.processInfo.systemUptime)
         let interrupted = ProcessInfo.processInfo.systemUptime
         speaking.send(SIGINT)
         let result = speaking.wait()
         #expect(result.status == 130)
         #expect(result.signal == nil)
-        usleep(300_000)
+        try server.waitUntilHeard(through: result.exitTime)
         let recording = server.heard(since: mark)
         let last = try server.heardSpan(recording).upperBound
         #expect(recording.time(ofSample: last) <= interrupted + 0.1, "sound went on after Ctrl-C")
@@ -94,8 +96,8 @@ final class PlaybackTests {
         #expect(speaking.wait().status == 130)
     }
 
-    func heardSeconds(since mark: Listener.Mark) throws -> Double {
-        usleep(300_000)
+    func heardSeconds(since mark: Listener.Mark, through time: TimeInterval) throws -> Double {
+        try server.waitUntilHeard(through: time)
         return Double(try server.heardSpan(server.heard(since: mark)).count) / Double(AudioServer.sampleRate)
     }
 
@@ -110,7 +112,7 @@ final class PlaybackTests {
         let recording = server.heard(since: mark)
         let span = try server.heardSpan(recording)
         #expect(recording.time(ofSample: span.upperBound) <= result.exitTime)
-        #expect(abs(try heardSeconds(since: mark) - expected) <= 0.020)
+        #expect(abs(try heardSeconds(since: mark, through: result.exitTime) - expected) <= 0.020)
 
         let refused = try Speak.run(["--remote", service.url, "--token", "wrong", "Hi"])
         #expect(refused.status == 77)
@@ -134,7 +136,7 @@ final class PlaybackTests {
         let mark = server.now
         let second = try Speak.run(["--cache", "Build passed."], environment: environment)
         #expect(second.status == 0)
-        usleep(300_000)
+        try server.waitUntilHeard(through: second.exitTime)
         try server.expectHeardWhole(cached, in: server.heard(since: mark))
     }
 }

@@ -15,15 +15,6 @@ public struct Player: Sendable {
         self.shouldStop = shouldStop
     }
 
-    /// Plays what `produce` writes, as it writes it: playback starts on the first chunk.
-    public func play(sampleRate: Int, produce: (_ write: (UnsafeBufferPointer<Int16>) throws -> Void) throws -> Void) throws {
-        let lock = try PlaybackLock(wait: waitForTurn, shouldStop: shouldStop)
-        let output = try PlaybackDevice(name: device, sampleRate: sampleRate)
-        try produce { samples in try output.write(samples, shouldStop: shouldStop) }
-        try output.drain(shouldStop: shouldStop)
-        _ = consume lock
-    }
-
     /// Plays the chunks `produce` writes, as it writes them: the device opens at the first chunk's
     /// sample rate. Returns what `produce` returns, once the device has drained.
     @discardableResult
@@ -31,17 +22,21 @@ public struct Player: Sendable {
         let lock = try PlaybackLock(wait: waitForTurn, shouldStop: shouldStop)
         var output: PlaybackDevice?
         let result = try produce { chunk in
-            if output == nil { output = try PlaybackDevice(name: device, sampleRate: chunk.sampleRate) }
-            try output!.write(chunk.samples, shouldStop: shouldStop)
+            do {
+                if output == nil { output = try PlaybackDevice(name: device, sampleRate: chunk.sampleRate) }
+                try output!.write(chunk.samples, shouldStop: shouldStop)
+            } catch let error as ALSAError {
+                throw error.playbackError
+            }
         }
-        try output?.drain(shouldStop: shouldStop)
+        do { try output?.drain(shouldStop: shouldStop) } catch let error as ALSAError { throw error.playbackError }
         _ = consume lock
         return result
     }
 
     /// Plays a whole buffer.
     public func play(_ pcm: PCMBuffer) throws {
-        try play(sampleRate: pcm.sampleRate) { write in try pcm.samples.withUnsafeBufferPointer { try write($0) } }
+        try play { write in try pcm.samples.withUnsafeBufferPointer { try write(PCMChunk(samples: $0, sampleRate: pcm.sampleRate)) } }
     }
 
     /// Playback devices as `aplay -L` lists them.

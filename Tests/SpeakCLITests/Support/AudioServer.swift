@@ -61,6 +61,15 @@ final class AudioServer {
         throw TestFailure("PulseAudio did not start")
     }
 
+    /// The sink renders this far ahead into its FIFO (one pipe page of 22.05 kHz mono s16 is 93 ms),
+    /// and PulseAudio buffers a little more: what a program played by `time` is read by this much later.
+    static let sinkLatency: TimeInterval = 0.3
+
+    /// Waits until everything played by `time` (e.g. a process's exit) has been read from the sink.
+    func waitUntilHeard(through time: TimeInterval) throws {
+        try listener.waitForArrivals(after: time + Self.sinkLatency)
+    }
+
     /// A point in what the speaker has played so far.
     var now: Listener.Mark { listener.mark }
 
@@ -133,6 +142,8 @@ final class Listener: @unchecked Sendable {
     }
 
     private let state = Mutex<Recording>(Recording(samples: [], arrivals: []))
+    /// Signalled after every read, for ``waitForArrivals(after:timeout:)``.
+    private let arrived = NSCondition()
     private let descriptor: Int32
     private let stopped = Atomic<Bool>(false)
 
@@ -169,6 +180,18 @@ final class Listener: @unchecked Sendable {
                 recording.arrivals.append((recording.samples.count, time))
                 recording.samples += samples
             }
+            arrived.withLock { arrived.broadcast() }
+        }
+    }
+
+    /// Blocks until the sink has written something read after `time` (it writes all the time,
+    /// silence when nothing plays), so everything played before then has been read.
+    func waitForArrivals(after time: TimeInterval, timeout: TimeInterval = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        arrived.lock()
+        defer { arrived.unlock() }
+        while (state.withLock { $0.arrivals.last?.time ?? 0 }) <= time {
+            guard arrived.wait(until: deadline) else { throw TestFailure("the sink wrote nothing after \(time)") }
         }
     }
 
