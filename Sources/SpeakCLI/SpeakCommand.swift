@@ -18,7 +18,7 @@ package struct SpeakCommand {
         if options.version { return print("speak \(speakVersion)") }
         Interrupt.install()
         let catalog = try VoiceCatalog.standard(adding: options.voicesDirectory)
-        if options.voiceName == "?" { return print(catalog.listing) }
+        if options.voiceName == "?" { return print(voiceListing(catalog)) }
         if options.device == "?" { return print(deviceListing()) }
         if let file = options.playFile ?? audioFileArgument { return try playFile(file) }
 
@@ -27,7 +27,7 @@ package struct SpeakCommand {
             guard let speakRemotely = tool.speakRemotely else { throw NeedsFullExecutable("--remote") }
             return try speakRemotely(remote, options.token, text, options)
         }
-        let voice = try catalog.voice(named: options.voiceName ?? VoiceCatalog.defaultVoiceName)
+        let voice = try catalog.voice(named: options.voiceName ?? UserSettings.defaultVoiceName)
         guard tool.synthesizers.carries(voice.engine) else { throw NeedsFullExecutable("the \(voice.engine) voice '\(voice.name)'") }
         let request = SynthesisRequest(
             text: text,
@@ -142,6 +142,16 @@ package struct SpeakCommand {
         try writer?.finish()
         try output.commit()
         return result
+    }
+
+    /// `-v '?'`: every voice with its engine, and why one cannot speak here yet.
+    private func voiceListing(_ catalog: VoiceCatalog) -> String {
+        let engine = SpeechEngine(catalog: catalog, synthesizers: tool.synthesizers)
+        return catalog.listing { voice in
+            guard case .failure(let error)? = engine.availability(of: voice) else { return nil }
+            if case .engineUnavailable(_, let reason) = error { return "not installed: \(reason)" }
+            return String(describing: error)
+        }
     }
 
     private func deviceListing() -> String {

@@ -27,6 +27,31 @@ public final class SpeechEngine: Sendable {
         try synthesizers.synthesizer(for: voice.engine)
     }
 
+    /// Whether `voice` can speak here now: its engine is carried and reports nothing missing.
+    /// `nil` when this program does not carry the engine (the light `speak` and remote engines).
+    public func availability(of voice: Voice) -> Result<Void, SynthesisError>? {
+        guard synthesizers.carries(voice.engine) else { return nil }
+        do {
+            let problems = try synthesizers.synthesizer(for: voice.engine).problems(with: [voice])
+            guard let problem = problems.values.sorted().first else { return .success(()) }
+            return .failure(.engineUnavailable(engine: voice.engine, reason: problem))
+        } catch let error as SynthesisError {
+            return .failure(error)
+        } catch {
+            return .failure(.engineUnavailable(engine: voice.engine, reason: String(describing: error)))
+        }
+    }
+
+    /// The most natural installed voice for `language` (a BCP 47 prefix such as `en`): a neural
+    /// voice when one can speak here, else `default`. What OpenAI's voice names get.
+    public func preferredVoice(forLanguage language: String) -> Voice? {
+        catalog.voices.first { voice in
+            voice.language.lowercased().hasPrefix(language.lowercased())
+                && (try? synthesizers.synthesizer(for: voice.engine).features.contains(.natural)) == true
+                && (try? availability(of: voice)?.get()) != nil
+        } ?? (try? catalog.voice(named: VoiceCatalog.defaultVoiceName))
+    }
+
     // MARK: - Replies
 
     /// How a reply came about, for the front end to tell its user.

@@ -62,7 +62,7 @@ struct SpeechOrder {
         default: throw HTTPError(400, "speed must be a number", param: "speed")
         }
         try self.init(
-            text: object["input"] as? String, voice: service.voice(named: object["voice"] as? String), speed: speed, textParameter: "input",
+            text: object["input"] as? String, voice: service.openAIVoice(named: object["voice"] as? String), speed: speed, textParameter: "input",
             service: service)
         self.format = format
     }

@@ -14,6 +14,8 @@ public final class SpeechService: Sendable {
     let transcriber: any Transcriber
     /// Where uploads are spooled while their request lasts.
     let uploads: URL
+    /// The voice OpenAI's voice names get: a neural English voice when one is installed.
+    let openAIVoice: Voice
 
     /// OpenAI's voice names, answered by `default` unless a voice file takes the name.
     static let openAIVoices: Set = ["alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse"]
@@ -30,6 +32,7 @@ public final class SpeechService: Sendable {
         self.player = player
         self.transcriber = transcriber
         self.uploads = uploads
+        openAIVoice = engine.preferredVoice(forLanguage: "en") ?? VoiceCatalog.builtInDefault
     }
 
     // MARK: - Routes
@@ -112,11 +115,18 @@ public final class SpeechService: Sendable {
         }
     }
 
+    /// What `/v1/audio/speech` speaks with when no voice of ours is named: the most natural
+    /// installed English voice.
+    func openAIVoice(named name: String?) throws -> Voice {
+        guard let name else { return openAIVoice }
+        return try voice(named: name)
+    }
+
     func voice(named name: String?) throws -> Voice {
         do {
             return try engine.voice(named: name)
         } catch {
-            if let name, Self.openAIVoices.contains(name.lowercased()) { return try engine.voice(named: nil) }
+            if let name, Self.openAIVoices.contains(name.lowercased()) { return openAIVoice }
             throw HTTPError(400, String(describing: error), param: "voice", code: "voice_not_found")
         }
     }

@@ -24,6 +24,8 @@ public struct SynthesisFeatures: OptionSet, Sendable {
     /// Chunks arrive while the text is still being synthesised (not all at once at the end), so a
     /// reply can start before it is complete.
     public static let streaming = SynthesisFeatures(rawValue: 1 << 4)
+    /// A human-sounding (neural) voice: what a server offers for OpenAI's voice names when installed.
+    public static let natural = SynthesisFeatures(rawValue: 1 << 5)
 }
 
 /// Text to speech, one implementation per engine: espeak-ng, an upstream server, a neural voice.

@@ -62,13 +62,16 @@ public struct VoiceCatalog: Sendable {
         throw .unknown(name, suggestions: closestMatches(to: name, among: voices.map(\.name), limit: 3))
     }
 
-    /// One line a voice, as macOS `say -v '?'` prints them: name, language, description.
-    public var listing: String {
+    /// One line a voice, as macOS `say -v '?'` prints them: name, language, engine, description,
+    /// and, for a voice that cannot speak here yet, why (`status` gives it).
+    public func listing(status: (Voice) -> String? = { _ in nil }) -> String {
         let width = max(20, (voices.map(\.name.count).max() ?? 0) + 1)
         return voices.map { voice in
             let name = voice.name.padding(toLength: width, withPad: " ", startingAt: 0)
             let language = voice.language.padding(toLength: 8, withPad: " ", startingAt: 0)
-            return "\(name)\(language)# \(voice.description)"
+            let engine = voice.engine.padding(toLength: 9, withPad: " ", startingAt: 0)
+            let note = status(voice).map { " [\($0)]" } ?? ""
+            return "\(name)\(language)\(engine)# \(voice.description)\(note)"
         }.joined(separator: "\n")
     }
 }
