@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SpeakCLI
 import SpeakMedia
 import SpeakPocketSphinx
@@ -106,15 +107,17 @@ enum ServeCommand {
 }
 
 /// Signals delivered on a queue instead of in a handler, so any code may run in response.
-final class SignalHandlers: @unchecked Sendable {
-    private var sources: [any DispatchSourceSignal] = []
+final class SignalHandlers: Sendable {
+    private let sources = Mutex<[any DispatchSourceSignal]>([])
     private let queue = DispatchQueue(label: "speak.signals")
 
     func on(_ number: Int32, _ handler: @escaping @Sendable () -> Void) {
         signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-        source.setEventHandler(handler: handler)
-        source.resume()
-        sources.append(source)
+        sources.withLock { sources in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler(handler: handler)
+            source.resume()
+            sources.append(source)
+        }
     }
 }

@@ -2,6 +2,8 @@ import Foundation
 
 /// Several transcribers of one kind, each serving one call at a time: a pocketsphinx decoder is
 /// not thread-safe and loads its model once, so a server keeps one per core, made on first need.
+/// `@unchecked`: `condition` guards the state below, and a caller must wait on it for a free
+/// transcriber, which `Mutex` cannot do.
 public final class TranscriberPool: Transcriber, @unchecked Sendable {
     private let size: Int
     private let make: @Sendable () throws -> any Transcriber
