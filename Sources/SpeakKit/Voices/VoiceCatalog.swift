@@ -42,17 +42,22 @@ public struct VoiceCatalog: Sendable {
         self.init(voices: Array(byName.values))
     }
 
-    /// The shipped voices directory: beside an installed binary (`share/speak/Voices`), or the
-    /// package's own `Voices/` when run from a build tree.
-    public static func shippedDirectory(executable: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()) -> URL? {
-        let bin = executable.deletingLastPathComponent()
-        let candidates = [
-            bin.appendingPathComponent("../share/speak/Voices"),
-            bin.appendingPathComponent("Voices"),
-            // .build/<triple>/<config>/speak → package root
-            bin.appendingPathComponent("../../../Voices"),
-            URL(fileURLWithPath: #filePath).appendingPathComponent("../../../../Voices"),
-        ]
+    /// The shipped voices directory, found from the executable's own path (never the source tree):
+    /// `PREFIX/share/speak/Voices` for an installed `PREFIX/bin/speak` or
+    /// `PREFIX/libexec/speak/speak-full`, `Voices/` beside the executable, or the package's `Voices/`
+    /// for a build tree's `.build/<triple>/<configuration>/speak`.
+    public static func shippedDirectory(
+        executable: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    ) -> URL? {
+        let bin = executable.deletingLastPathComponent().standardizedFileURL
+        var candidates = [bin.appendingPathComponent("../share/speak/Voices")]
+        if bin.lastPathComponent == "speak" && bin.deletingLastPathComponent().lastPathComponent == "libexec" {
+            candidates.append(bin.appendingPathComponent("../../share/speak/Voices"))
+        }
+        candidates.append(bin.appendingPathComponent("Voices"))
+        if bin.deletingLastPathComponent().deletingLastPathComponent().lastPathComponent == ".build" {
+            candidates.append(bin.appendingPathComponent("../../../Voices"))
+        }
         return candidates.map(\.standardizedFileURL).first { FileManager.default.fileExists(atPath: $0.path) }
     }
 
