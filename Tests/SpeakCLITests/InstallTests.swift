@@ -17,7 +17,8 @@ struct InstallTests {
 
     /// `unshare -m` needs root (CAP_SYS_ADMIN); without it nothing can be hidden, and a check that
     /// could resolve into the source tree unseen would prove nothing.
-    static let canHide = FileManager.default.isExecutableFile(atPath: unshare)
+    static let canHide =
+        FileManager.default.isExecutableFile(atPath: unshare)
         && (try? Subprocess.run(unshare, ["-m", "/bin/true"]).status) == 0
 
     /// The directory this test process loads Swift's runtime from (the toolchain's `lib/swift/linux`).
@@ -42,7 +43,8 @@ struct InstallTests {
 
     static func install(into prefix: URL) throws -> Subprocess.Result {
         try Subprocess.run(
-            "/bin/bash", [packageRoot.appendingPathComponent("Scripts/install").path, "--from", buildDirectory.path, prefix.path])
+            "/bin/bash",
+            [packageRoot.appendingPathComponent("Scripts/install").path, "--from", buildDirectory.path, prefix.path])
     }
 
     /// The environment of a user with nothing of speak's set up: no `SPEAK_VOICES`, and home,
@@ -72,7 +74,8 @@ struct InstallTests {
             shift
             cd "$directory" && exec "$@"
             """
-        let arguments = ["-m", "--propagation", "private", "/bin/sh", "-c", script, "sh", empty.path, directory.path]
+        let arguments =
+            ["-m", "--propagation", "private", "/bin/sh", "-c", script, "sh", empty.path, directory.path]
             + hidden.map(\.path) + ["--"] + command
         return try Subprocess.run(unshare, arguments, environment: environment)
     }
@@ -94,7 +97,8 @@ struct InstallTests {
             .filter { $0.hasSuffix(".json") }
         #expect(!shipped.isEmpty)
         for voice in shipped {
-            #expect(files.fileExists(atPath: prefix.appendingPathComponent("share/speak/Voices/\(voice)").path), "\(voice)")
+            #expect(
+                files.fileExists(atPath: prefix.appendingPathComponent("share/speak/Voices/\(voice)").path), "\(voice)")
         }
         #expect(files.fileExists(atPath: prefix.appendingPathComponent("share/man/man1/speak.1").path))
         let unit = try String(
@@ -135,7 +139,8 @@ struct InstallTests {
                 [prefix.appendingPathComponent(executable).path] + arguments, in: workingDirectory,
                 hiding: hidden, empty: empty, environment: environment)
         }
-        let names = try VoiceCatalog(directories: [Self.packageRoot.appendingPathComponent("Voices")]).voices.map(\.name)
+        let shippedVoices = Self.packageRoot.appendingPathComponent("Voices")
+        let names = try VoiceCatalog(directories: [shippedVoices]).voices.map(\.name)
 
         // Both executables find the shipped voices from where they are installed, not from the build.
         for executable in ["bin/speak", "libexec/speak/speak-full"] {
@@ -171,12 +176,14 @@ struct InstallTests {
         environment["MANWIDTH"] = "80"
         environment["MANPAGER"] = "cat"
         let page = prefix.appendingPathComponent("share/man/man1/speak.1").path
-        let rendered = try Subprocess.run(Self.man, ["--warnings", "-E", "UTF-8", "-l", page], environment: environment)
+        let rendered = try Subprocess.run(
+            Self.man, ["--warnings", "-E", "UTF-8", "-l", page], environment: environment)
         #expect(rendered.status == 0)
         #expect(rendered.stderr.isEmpty, "man's warnings: \(rendered.stderr)")
-        for section in ["SYNOPSIS", "OPTIONS", "SPEAK SERVE", "SPEAK TRANSCRIBE", "SPEAK RECORD", "SPEAK ASK",
-            "ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES", "SEE ALSO"]
-        {
+        for section in [
+            "SYNOPSIS", "OPTIONS", "SPEAK SERVE", "SPEAK TRANSCRIBE", "SPEAK RECORD", "SPEAK ASK",
+            "ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES", "SEE ALSO",
+        ] {
             #expect(rendered.stdout.contains("\n\(section)\n"), "section \(section)")
         }
         let found = try Subprocess.run(
