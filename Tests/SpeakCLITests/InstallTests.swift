@@ -47,13 +47,16 @@ struct InstallTests {
             [packageRoot.appendingPathComponent("Scripts/install").path, "--from", buildDirectory.path, prefix.path])
     }
 
-    /// The environment of a user with nothing of speak's set up: no `SPEAK_VOICES`, and home,
-    /// cache, data and runtime directories of its own.
+    static let userDirectories = ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"]
+
+    /// The environment of a user with nothing of speak's set up: no `SPEAK_VOICES` or `SPEAK_VOICE`,
+    /// and home, config, cache, data and runtime directories of its own.
     static func userEnvironment(home: URL) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["SPEAK_VOICES"] = nil
+        environment["SPEAK_VOICE"] = nil
         environment["HOME"] = home.path
-        for variable in ["XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"] {
+        for variable in Self.userDirectories {
             environment[variable] = home.appendingPathComponent(variable).path
         }
         return environment
@@ -131,7 +134,7 @@ struct InstallTests {
         let runtime = try #require(Self.swiftRuntimeDirectory, "the test process's Swift runtime is found")
         let hidden = [Self.buildDirectory, Self.packageRoot, runtime]
         let environment = Self.userEnvironment(home: scratch)
-        for variable in ["XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"] {
+        for variable in Self.userDirectories {
             try FileManager.default.createDirectory(atPath: environment[variable]!, withIntermediateDirectories: true)
         }
         func run(_ executable: String, _ arguments: [String]) throws -> Subprocess.Result {
