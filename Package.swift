@@ -53,7 +53,11 @@ let package = Package(
         .executableTarget(
             name: "speak-full",
             dependencies: ["SpeakCLI", "SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakServer"],
-            linkerSettings: []),
+            // Static too, so an installed speak-full needs no Swift toolchain; URLSession's own
+            // archives are listed as Foundation's are.
+            linkerSettings: staticRuntime + [
+                .unsafeFlags(["-Xlinker", "-lFoundationNetworking", "-Xlinker", "-l_CFURLSessionInterface", "-Xlinker", "-l:libcurl.so.4"])
+            ]),
 
         .testTarget(
             name: "SpeakKitTests", dependencies: ["SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream"]),

@@ -159,7 +159,7 @@ struct InstallTests {
         #expect(wav.count > 44 + 4_000, "a WAV with \"Hello\" in it: \(wav.count) bytes")
         #expect(wav.prefix(4) == Data("RIFF".utf8))
 
-        // speak hands serve over to ../libexec/speak/speak-full, which runs on the runtime beside it.
+        // speak hands serve over to ../libexec/speak/speak-full, which needs no Swift toolchain either.
         let serve = try run("bin/speak", ["serve", "--help"])
         #expect(serve.status == 0, "\(serve.stderr)")
         #expect(serve.stdout.contains("usage: speak serve"), "\(serve.stdout)")
