@@ -120,8 +120,8 @@ package struct SpeakCommand {
     }
 
     /// Writes what `produce` gives to `path` through a temporary file, renamed into place only
-    /// when complete: an interrupted or failed run leaves no half-written file behind. The file is
-    /// opened at the first chunk's sample rate.
+    /// when complete: an interrupted or failed run leaves no half-written file behind (a FIFO or a
+    /// device is written in place: see `OutputFile`). The file is opened at the first chunk's rate.
     private func writeFile<Result>(_ path: String, produce: ((PCMChunk) throws -> Void) throws -> Result) throws -> Result {
         let output = try OutputFile(path: path)
         guard let format = AudioFileFormat(rawValue: options.fileFormat?.lowercased() ?? (path as NSString).pathExtension.lowercased()) else {
@@ -132,14 +132,16 @@ package struct SpeakCommand {
         }
         var writer: AudioFileWriter?
         let result = try produce { chunk in
-            if writer == nil {
-                writer = try AudioFileWriter(
-                    file: output.handle, format: format, sampleRate: chunk.sampleRate,
-                    mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))
+            try output.writing {
+                if writer == nil {
+                    writer = try AudioFileWriter(
+                        file: output.handle, format: format, sampleRate: chunk.sampleRate,
+                        mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))
+                }
+                try writer!.write(chunk.samples)
             }
-            try writer!.write(chunk.samples)
         }
-        try writer?.finish()
+        try output.writing { try writer?.finish() }
         try output.commit()
         return result
     }
