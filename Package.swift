@@ -67,3 +67,22 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer harnesses (Tests/Fuzz/), one executable each, run by libFuzzer's driver: they link
+// only with `-sanitize=fuzzer`, so Scripts/fuzz sets SPEAK_FUZZ=1 to declare them, and plain
+// `swift build` / `swift test` never see them.
+if Context.environment["SPEAK_FUZZ"] != nil {
+    let harnesses: [(name: String, path: String, dependencies: [Target.Dependency])] = [
+        ("fuzz-multipart", "Multipart", ["SpeakServer"]),
+        ("fuzz-wav", "WAV", ["SpeakKit"]),
+        ("fuzz-voice", "Voice", ["SpeakKit"]),
+        ("fuzz-configuration", "Configuration", ["SpeakServer"]),
+    ]
+    package.targets.append(.target(name: "FuzzDriver", path: "Tests/Fuzz/Driver"))
+    for harness in harnesses {
+        package.targets.append(
+            .executableTarget(
+                name: harness.name, dependencies: harness.dependencies + ["FuzzDriver"],
+                path: "Tests/Fuzz/\(harness.path)"))
+    }
+}

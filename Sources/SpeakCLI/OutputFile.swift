@@ -1,39 +1,111 @@
 import Foundation
+import SpeakKit
 
-/// A file written under a temporary name beside its destination and renamed into place by
-/// `commit()`; dropped uncommitted, it is removed.
+/// Where `-o` writes. A regular file (or a new one) is written under a temporary name beside its
+/// destination and renamed into place by `commit()`; dropped uncommitted, it is removed. A symlink
+/// is followed, so the link stays and its target is replaced. A FIFO or a character device
+/// (`/dev/null`, `/dev/stdout`, a pipe a player reads) is opened and written as it is, as a shell's
+/// `>` would: renaming over it would replace it. Anything else (a directory, a socket) is refused.
 package final class OutputFile {
     package let handle: FileHandle
+    /// The path as given, for messages.
+    package let path: String
+    /// False for a FIFO or a device: written in place, possibly unable to seek.
+    package let isRegular: Bool
     private let destination: String
-    private let temporary: String
+    private let temporary: String?
     private var committed = false
 
     package init(path: String) throws {
-        destination = path
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw InputError(code: .cannotCreate, message: "cannot write \(path): it is a directory")
+        self.path = path
+        var status = stat()
+        let exists = stat(path, &status) == 0
+        let type = status.st_mode & S_IFMT
+        if exists && (type == S_IFIFO || type == S_IFCHR) {
+            // Opened by the name given, so /dev/stdout's /proc link works too. No O_CREAT, no
+            // O_TRUNC: the node stays what it is. A FIFO's open waits for its reader, as a shell's
+            // would; Ctrl-C interrupts it (the handler has no SA_RESTART).
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            guard descriptor >= 0 else {
+                if errno == EINTR { throw PlaybackInterrupted() }
+                throw Self.cannotWrite(path)
+            }
+            handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            isRegular = false
+            destination = path
+            temporary = nil
+            return
         }
-        let directory = (path as NSString).deletingLastPathComponent
+        if exists && type != S_IFREG {
+            let kinds = [S_IFDIR: "a directory", S_IFSOCK: "a socket", S_IFBLK: "a block device"]
+            let what = kinds[type] ?? "not a regular file"
+            throw InputError(code: .cannotCreate, message: "cannot write \(path): it is \(what)")
+        }
+        // Through a symlink, the target is replaced and the link stays.
+        destination = try exists ? Self.realPath(path) : Self.resolvingSymlinks(path)
+        let directory = (destination as NSString).deletingLastPathComponent
         var template = Array(((directory.isEmpty ? "." : directory) + "/.speak-XXXXXX").utf8CString)
         let descriptor = mkstemp(&template)
-        guard descriptor >= 0 else {
-            throw InputError(code: .cannotCreate, message: "cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        fchmod(descriptor, 0o644)
+        guard descriptor >= 0 else { throw Self.cannotWrite(path) }
+        // A replaced file keeps its permissions; a new one is 0644.
+        fchmod(descriptor, exists ? status.st_mode & 0o7777 : 0o644)
         temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        isRegular = true
+    }
+
+    /// Runs `body`, which writes to `handle`, turning a failed write (`/dev/full`, a full disk, a
+    /// FIFO whose reader left) into exit 73 with the system's reason.
+    package func writing<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as NSError
+            where error.domain == NSCocoaErrorDomain || error.domain == NSPOSIXErrorDomain
+        {
+            // FileHandle's errors carry the errno as their underlying POSIX error.
+            let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+            let code =
+                error.domain == NSPOSIXErrorDomain
+                ? error.code : underlying?.domain == NSPOSIXErrorDomain ? underlying!.code : Int(EIO)
+            let reason = String(cString: strerror(Int32(code)))
+            throw InputError(code: .cannotCreate, message: "cannot write \(path): \(reason)")
+        }
     }
 
     package func commit() throws {
-        try handle.close()
-        guard rename(temporary, destination) == 0 else {
-            throw InputError(code: .cannotCreate, message: "cannot write \(destination): \(String(cString: strerror(errno)))")
-        }
+        try writing { try handle.close() }
+        guard let temporary else { return committed = true }
+        guard rename(temporary, destination) == 0 else { throw Self.cannotWrite(path) }
         committed = true
     }
 
     deinit {
-        if !committed { unlink(temporary) }
+        if !committed, let temporary { unlink(temporary) }
+    }
+
+    private static func cannotWrite(_ path: String) -> InputError {
+        InputError(code: .cannotCreate, message: "cannot write \(path): \(String(cString: strerror(errno)))")
+    }
+
+    private static func realPath(_ path: String) throws -> String {
+        guard let resolved = realpath(path, nil) else { throw cannotWrite(path) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The path a chain of symlinks ends at, when it does not exist yet (a dangling link); the path
+    /// itself if it is no symlink.
+    private static func resolvingSymlinks(_ path: String) throws -> String {
+        var current = path
+        for _ in 0..<40 {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink(current, &buffer, buffer.count - 1)
+            guard length >= 0 else { return current }
+            let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let directory = (current as NSString).deletingLastPathComponent as NSString
+            current = target.hasPrefix("/") ? target : directory.appendingPathComponent(target)
+        }
+        errno = ELOOP
+        throw cannotWrite(path)
     }
 }

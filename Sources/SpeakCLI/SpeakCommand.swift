@@ -63,7 +63,8 @@ package struct SpeakCommand {
         Player(device: options.device, waitForTurn: options.waitForTurn, shouldStop: { Interrupt.requested })
     }
 
-    /// `speak reply.mp3`: a lone argument naming an existing MP3 or WAV file plays it.
+    /// `speak reply.mp3`: a lone argument naming an existing MP3 or WAV file plays it. A word that
+    /// only looks like one ("notes.mp3" with no such file) is text to speak.
     private var audioFileArgument: String? {
         guard options.words.count == 1, let word = options.words.first,
             AudioFileFormat(pathExtension: (word as NSString).pathExtension) != nil,
@@ -72,12 +73,25 @@ package struct SpeakCommand {
         return word
     }
 
+    /// The largest audio file `--play` reads (a stream such as `/dev/stdin` is read to this much):
+    /// about 90 minutes of 48 kHz stereo WAV, 70 hours of 32 kbps MP3.
+    static let maximumAudioBytes = 1 << 30
+    /// How far an input past its limit is read to tell its size: beyond, it may be endless.
+    private static let countingLimit = 64 << 20
+
     private func playFile(_ path: String) throws {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError(code: .noInput, message: "cannot read \(path): \(String(cString: strerror(errno)))")
+        let limit = Self.maximumAudioBytes
+        let data = try Self.read(path, limit: limit, verb: "play") { size in
+            InputError(code: .dataError, message: "\(path) is \(size) bytes; speak plays at most \(limit)")
         }
         let pcm: PCMBuffer
-        do { pcm = try PCMBuffer(audio: data) } catch let error as AudioFileError { throw InputError(code: .dataError, message: "\(path): \(error)") }
+        do {
+            pcm = try PCMBuffer(audio: data)
+        } catch let error as AudioFileError {
+            throw InputError(code: .dataError, message: "\(path): \(error)")
+        } catch let error as MPG123Error {
+            throw InputError(code: .dataError, message: "\(path): not an audio file (\(error.message))")
+        }
         if let output = options.output {
             return try writeFile(output) { write in
                 try pcm.samples.withUnsafeBufferPointer { try write(PCMChunk(samples: $0, sampleRate: pcm.sampleRate)) }
@@ -86,32 +100,37 @@ package struct SpeakCommand {
         try player.play(pcm)
     }
 
-    /// The text from the arguments, `-f FILE`, `-f -` or a piped standard input.
+    /// The text from the arguments, `-f FILE`, `-f -` or a piped standard input: at most
+    /// `maximumTextBytes` of UTF-8 without NUL bytes (a binary file, not text).
     private func readText() throws -> String {
         let data: Data
+        let tooLarge = { (size: String) in
+            InputError(
+                code: .dataError,
+                message: "text is \(size) bytes; speak takes at most \(Self.maximumTextBytes) at once: "
+                    + "split it or write parts with -o")
+        }
         if let file = options.inputFile {
             guard options.words.isEmpty else { throw UsageError("give the text as arguments or with -f, not both") }
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else if let contents = FileManager.default.contents(atPath: file) {
-                data = contents
-            } else {
-                throw InputError(code: .noInput, message: "cannot read \(file): \(String(cString: strerror(errno)))")
-            }
+            let path = file == "-" ? nil : file
+            data = try Self.read(path, limit: Self.maximumTextBytes, verb: "read", tooLarge: tooLarge)
         } else if !options.words.isEmpty {
+            // Swift repairs invalid UTF-8 in argv; the raw bytes tell.
+            guard Self.argumentsAreUTF8 else { throw InputError(code: .dataError, message: "text is not UTF-8") }
             data = Data(options.words.joined(separator: " ").utf8)
         } else if isatty(STDIN_FILENO) == 0 {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            data = try Self.read(nil, limit: Self.maximumTextBytes, verb: "read", tooLarge: tooLarge)
         } else {
-            throw UsageError("no text to speak: give it as arguments, with -f FILE, or on standard input (speak --help)")
+            throw UsageError(
+                "no text to speak: give it as arguments, with -f FILE, or on standard input (speak --help)")
         }
-        guard data.count <= Self.maximumTextBytes else {
-            throw InputError(
-                code: .dataError,
-                message: "text is \(data.count) bytes; speak takes at most \(Self.maximumTextBytes) at once: split it or write parts with -o")
-        }
+        guard data.count <= Self.maximumTextBytes else { throw tooLarge(String(data.count)) }
         guard let text = String(data: data, encoding: .utf8) else {
             throw InputError(code: .dataError, message: "text is not UTF-8")
+        }
+        if let nul = data.firstIndex(of: 0) {
+            let offset = nul - data.startIndex
+            throw InputError(code: .dataError, message: "text contains a NUL byte (at byte \(offset)): a binary file?")
         }
         guard !text.allSatisfy(\.isWhitespace) else {
             throw UsageError("no text to speak: the text is empty")
@@ -119,9 +138,59 @@ package struct SpeakCommand {
         return text
     }
 
+    /// Whether every argument arrived as valid UTF-8.
+    private static var argumentsAreUTF8: Bool {
+        (1..<Int(CommandLine.argc)).allSatisfy { index in
+            CommandLine.unsafeArgv[index].map { String(validatingCString: $0) != nil } ?? true
+        }
+    }
+
+    /// The bytes of `path` (standard input if `nil`), refusing a directory ("cannot `verb` it") and
+    /// reading no more than `limit` bytes: `/dev/zero` or an endless pipe is "too large", not a hang.
+    private static func read(
+        _ path: String?, limit: Int, verb: String, tooLarge: (String) -> InputError
+    ) throws -> Data {
+        let handle: FileHandle
+        if let path {
+            var status = stat()
+            if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+                throw InputError(code: .noInput, message: "cannot \(verb) \(path): it is a directory")
+            }
+            guard let opened = FileHandle(forReadingAtPath: path) else {
+                throw InputError(code: .noInput, message: "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            handle = opened
+        } else {
+            handle = FileHandle.standardInput
+        }
+        // A regular file's size is known before reading it.
+        var status = stat()
+        if fstat(handle.fileDescriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > limit {
+            throw tooLarge(String(status.st_size))
+        }
+        var data = Data()
+        var total = 0
+        do {
+            // Past the limit, the rest is only counted, up to 64 MiB, to say how large it was.
+            while total <= max(limit, Self.countingLimit), let chunk = try handle.read(upToCount: 1 << 20),
+                !chunk.isEmpty
+            {
+                total += chunk.count
+                if data.count <= limit { data.append(chunk) }
+            }
+        } catch {
+            let name = path ?? "standard input"
+            throw InputError(code: .noInput, message: "cannot read \(name): \(error.localizedDescription)")
+        }
+        guard total <= limit else {
+            throw tooLarge(total > Self.countingLimit ? "more than \(limit)" : String(total))
+        }
+        return data
+    }
+
     /// Writes what `produce` gives to `path` through a temporary file, renamed into place only
-    /// when complete: an interrupted or failed run leaves no half-written file behind. The file is
-    /// opened at the first chunk's sample rate.
+    /// when complete: an interrupted or failed run leaves no half-written file behind (a FIFO or a
+    /// device is written in place: see `OutputFile`). The file is opened at the first chunk's rate.
     private func writeFile<Result>(_ path: String, produce: ((PCMChunk) throws -> Void) throws -> Result) throws -> Result {
         let output = try OutputFile(path: path)
         guard let format = AudioFileFormat(rawValue: options.fileFormat?.lowercased() ?? (path as NSString).pathExtension.lowercased()) else {
@@ -132,14 +201,16 @@ package struct SpeakCommand {
         }
         var writer: AudioFileWriter?
         let result = try produce { chunk in
-            if writer == nil {
-                writer = try AudioFileWriter(
-                    file: output.handle, format: format, sampleRate: chunk.sampleRate,
-                    mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))
+            try output.writing {
+                if writer == nil {
+                    writer = try AudioFileWriter(
+                        file: output.handle, format: format, sampleRate: chunk.sampleRate,
+                        mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))
+                }
+                try writer!.write(chunk.samples)
             }
-            try writer!.write(chunk.samples)
         }
-        try writer?.finish()
+        try output.writing { try writer?.finish() }
         try output.commit()
         return result
     }

@@ -29,6 +29,8 @@ public enum MediaDecoder {
     public static func decode(_ data: Data, sampleRate: Int = 16000) throws -> PCMBuffer {
         precondition(sampleRate > 0, "sample rate must be positive")
         guard !data.isEmpty else { throw AudioFileError.notAudio("empty input") }
+        // A damaged header (a 1 Hz rate) is refused before FFmpeg would resample it 16000-fold.
+        if WAV.isWAV(data) { _ = try WAV.format(of: data) }
         if WAV.isWAV(data), let pcm = try? WAV.decode(data), pcm.sampleRate == sampleRate {
             guard !pcm.samples.isEmpty else { throw AudioFileError.notAudio("WAV file without samples") }
             return pcm

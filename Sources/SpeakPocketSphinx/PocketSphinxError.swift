@@ -8,12 +8,17 @@ public struct PocketSphinxError: Error, CustomStringConvertible, Sendable {
     public let message: String
     /// Words of the expected phrases that the pronouncing dictionary lacks; empty for other failures.
     public let unknownWords: [String]
+    /// The language asked for, when the model cannot transcribe it.
+    public let unsupportedLanguage: String?
 
-    public init(code: Int32, function: String, message: String, unknownWords: [String] = []) {
+    public init(
+        code: Int32, function: String, message: String, unknownWords: [String] = [], unsupportedLanguage: String? = nil
+    ) {
         self.code = code
         self.function = function
         self.message = message
         self.unknownWords = unknownWords
+        self.unsupportedLanguage = unsupportedLanguage
     }
 
     public var description: String { "pocketsphinx: \(function) failed: \(message) (code \(code))" }
@@ -27,9 +32,24 @@ public struct PocketSphinxError: Error, CustomStringConvertible, Sendable {
             unknownWords: words)
     }
 
+    /// A language the US English model cannot transcribe.
+    static func unsupported(language: String) -> PocketSphinxError {
+        PocketSphinxError(
+            code: -1, function: "transcribe", message: "the model is US English; cannot transcribe '\(language)'",
+            unsupportedLanguage: language)
+    }
+
     /// Turns a pocketsphinx return code (negative on failure) into success or a `PocketSphinxError`.
     static func check(_ code: Int32, _ function: String, _ message: @autoclosure () -> String) throws(PocketSphinxError) {
         guard code < 0 else { return }
         throw PocketSphinxError(code: code, function: function, message: message())
+    }
+}
+
+extension PocketSphinxError: TranscriptionRequestFault {
+    public var requestFault: (parameter: String, message: String)? {
+        if !unknownWords.isEmpty { return ("expect", message) }
+        if unsupportedLanguage != nil { return ("language", message) }
+        return nil
     }
 }

@@ -81,7 +81,7 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
     /// decoder has no way to take one. An utterance with nothing recognised gives an empty text.
     public func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws(PocketSphinxError) -> Transcript {
         if let language = options.language, !language.lowercased().hasPrefix("en") {
-            throw PocketSphinxError(code: -1, function: "transcribe", message: "the model is US English; cannot transcribe '\(language)'")
+            throw .unsupported(language: language)
         }
         var samples = audio.samples
         if audio.sampleRate != model.sampleRate {

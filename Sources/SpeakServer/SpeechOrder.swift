@@ -13,6 +13,11 @@ struct SpeechOrder {
 
     init(text: String?, voice: Voice, rate: Int? = nil, pitch: Int? = nil, speed: Double? = nil, textParameter: String = "text", service: SpeechService) throws {
         guard let text, !text.allSatisfy(\.isWhitespace) else { throw HTTPError(400, "'\(textParameter)' is required", param: textParameter) }
+        // espeak-ng reads C strings: a NUL would silently cut the text there.
+        guard !text.utf8.contains(0) else {
+            throw HTTPError(
+                400, "'\(textParameter)' contains a NUL character", param: textParameter, code: "invalid_text")
+        }
         let limit = service.configuration.maximumTextCharacters
         guard text.count <= limit else {
             throw HTTPError(400, "'\(textParameter)' is \(text.count) characters; the limit is \(limit)", param: textParameter, code: "text_too_long")
@@ -33,7 +38,8 @@ struct SpeechOrder {
     init(json body: Data, service: SpeechService) throws {
         let object = try Self.object(body)
         try self.init(
-            text: object["text"] as? String, voice: service.voice(named: object["voice"] as? String),
+            text: Self.string(object["text"], "text"),
+            voice: service.voice(named: Self.string(object["voice"], "voice")),
             rate: try Self.integer(object["rate"], "rate"), pitch: try Self.integer(object["pitch"], "pitch"), service: service)
     }
 
@@ -47,22 +53,26 @@ struct SpeechOrder {
     /// OpenAI's `POST /v1/audio/speech`: `model`, `input`, `voice`, `response_format`, `speed`.
     init(openAI body: Data, service: SpeechService) throws {
         let object = try Self.object(body)
-        guard let model = object["model"] as? String else { throw HTTPError(400, "'model' is required", param: "model") }
+        guard let model = try Self.string(object["model"], "model") else {
+            throw HTTPError(400, "'model' is required", param: "model")
+        }
         guard SpeechService.models.contains(model) else {
             throw HTTPError(400, "unknown model '\(model)'; one of \(SpeechService.models.joined(separator: ", "))", param: "model", code: "model_not_found")
         }
-        let formatName = object["response_format"] as? String ?? "mp3"
+        let formatName = try Self.string(object["response_format"], "response_format") ?? "mp3"
         guard let format = ReplyFormat(rawValue: formatName) else {
             throw HTTPError(400, "response_format '\(formatName)' is not supported; use mp3, wav or pcm", param: "response_format")
         }
         let speed: Double?
         switch object["speed"] {
         case nil, is NSNull: speed = nil
-        case let number as NSNumber: speed = number.doubleValue
+        case let number as NSNumber where !Self.isBoolean(number): speed = number.doubleValue
         default: throw HTTPError(400, "speed must be a number", param: "speed")
         }
         try self.init(
-            text: object["input"] as? String, voice: service.openAIVoice(named: object["voice"] as? String), speed: speed, textParameter: "input",
+            text: Self.string(object["input"], "input"),
+            voice: service.openAIVoice(named: Self.string(object["voice"], "voice")),
+            speed: speed, textParameter: "input",
             service: service)
         self.format = format
     }
@@ -74,9 +84,24 @@ struct SpeechOrder {
         return object
     }
 
+    /// A JSON string field: absent or null is `nil`; a number, a boolean or an array is a 400.
+    private static func string(_ value: Any?, _ name: String) throws -> String? {
+        switch value {
+        case nil, is NSNull: return nil
+        case let text as String: return text
+        default: throw HTTPError(400, "\(name) must be a string", param: name)
+        }
+    }
+
+    /// JSON `true` and `false` arrive as NSNumbers too, of their own class.
+    private static let booleanType = type(of: NSNumber(value: true))
+    private static func isBoolean(_ number: NSNumber) -> Bool { type(of: number) == booleanType }
+
     private static func integer(_ value: Any?, _ name: String) throws -> Int? {
         switch value {
         case nil, is NSNull: return nil
+        case let number as NSNumber where isBoolean(number):
+            throw HTTPError(400, "\(name) must be a whole number", param: name)
         case let number as NSNumber where number.doubleValue == number.doubleValue.rounded(): return number.intValue
         case let text as String:
             guard let number = Int(text) else { throw HTTPError(400, "\(name) must be a whole number", param: name) }

@@ -41,6 +41,11 @@ extension SpeechService {
                 return openAI ? Self.render(transcript, as: format, language: options.language) : .json(["text": transcript.text])
             } catch let error as HTTPError {
                 return error.response
+            } catch let error as any TranscriptionRequestFault where error.requestFault != nil {
+                // Words the recogniser cannot listen for, a language it does not know: the caller's to fix.
+                let fault = error.requestFault!
+                let code = fault.parameter == "language" ? "unsupported_language" : "unknown_words"
+                return HTTPError(400, fault.message, param: fault.parameter, code: code).response
             } catch {
                 return HTTPError(500, "transcription failed: \(error)", code: "transcription_failed").response
             }

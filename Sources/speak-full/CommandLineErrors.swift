@@ -14,5 +14,5 @@ extension TranscriptionError: CommandLineError {
 }
 
 extension PocketSphinxError: CommandLineError {
-    package var commandLineReport: (ExitCode, String)? { unknownWords.isEmpty ? nil : (.usage, description) }
+    package var commandLineReport: (ExitCode, String)? { requestFault == nil ? nil : (.usage, description) }
 }

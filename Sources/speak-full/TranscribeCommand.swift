@@ -10,7 +10,7 @@ enum TranscribeCommand {
     static let help = """
         speak transcribe: audio files (wav, mp3, m4a, webm, ogg, flac) to text.
 
-        usage: speak transcribe FILE… [--expect "yes|no|cancel"] [--language en] [--json]
+        usage: speak transcribe FILE… [--expect "yes|no|cancel"] [--language en] [--json] [-o FILE]
                speak transcribe --pending [--keep]     (retry the recordings waiting in the spool)
 
         Recognition is local (pocketsphinx) unless an upstream is named:
@@ -19,7 +19,8 @@ enum TranscribeCommand {
                    [--key-env NAME]       (default model whisper-large-v3-turbo; key from $NAME,
                                            default OPENAI_API_KEY)
         --expect restricts recognition to the listed phrases: the reliable mode for answers in
-        scripts. --json prints {"file","text","duration"} per file.
+        scripts. --json prints {"file","text","duration"} per file. -o FILE appends the lines to FILE
+        instead of printing them. A spooled recording is deleted only once its text is on disk.
         """
 
     struct Arguments {
@@ -29,6 +30,7 @@ enum TranscribeCommand {
         var json = false
         var pending = false
         var keep = false
+        var output: String?
         var upstream: TranscriptionUpstream?
 
         init(_ arguments: [String]) throws {
@@ -42,6 +44,9 @@ enum TranscribeCommand {
                     guard let value = remaining.popFirst() else { throw UsageError("--language needs a value") }
                     language = value
                 case _ where try parseUpstream(argument, &remaining, into: &upstream): break
+                case "-o", "--output":
+                    guard let value = remaining.popFirst() else { throw UsageError("\(argument) needs a file") }
+                    output = value
                 case "--json": json = true
                 case "--pending": pending = true
                 case "--keep": keep = true
@@ -90,13 +95,15 @@ enum TranscribeCommand {
             // The spool's recordings are removed only once transcribed (unless --keep).
             let spool = Spool()
             let files = arguments.pending ? spool.pending.map(\.path) : arguments.files
+            let output = try arguments.output.map(TranscriptOutput.init(path:)) ?? TranscriptOutput()
             // One file failing does not stop the others; the last failure decides the exit code.
             var failure: (any Error)?
             for file in files {
                 do {
                     let transcript = try transcribe(file, with: transcriber, options: arguments.options)
                     let text = arguments.pending ? "\(file): \(transcript.text)" : transcript.text
-                    print(arguments.json ? json(file: file, transcript) : text)
+                    // Durable before the recording goes: a kill right after must not lose the text.
+                    try output.write(arguments.json ? json(file: file, transcript) : text)
                     if arguments.pending { try spool.markDone(URL(fileURLWithPath: file), keep: arguments.keep) }
                 } catch {
                     guard files.count > 1 || arguments.pending else { throw error }
@@ -126,5 +133,52 @@ enum TranscribeCommand {
     static func json(file: String, _ transcript: Transcript) -> String {
         let object: [String: Any] = ["file": file, "text": transcript.text, "duration": (transcript.duration * 1000).rounded() / 1000]
         return String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(), as: UTF8.self)
+    }
+}
+
+/// Where transcripts go, one line each: standard output, or a file appended to (`-o FILE`). Every
+/// line is flushed, and fsynced when it lands in a file, before `write` returns.
+struct TranscriptOutput {
+    let descriptor: Int32
+    let name: String
+
+    init() {
+        descriptor = STDOUT_FILENO
+        name = "standard output"
+    }
+
+    init(path: String) throws {
+        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        name = path
+        guard descriptor >= 0 else {
+            throw InputError(code: .cannotCreate, message: "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    func write(_ line: String) throws {
+        if descriptor == STDOUT_FILENO {
+            print(line)
+            // All streams: `stdout` itself is a global Swift 6 will not touch.
+            guard fflush(nil) == 0 else { throw failure() }
+        } else {
+            let bytes = Array((line + "\n").utf8)
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { throw failure() }
+                offset += written
+            }
+        }
+        // A regular file (-o, or standard output redirected to one) is synced; a pipe or a terminal
+        // has its reader, and cannot be.
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, fsync(descriptor) != 0 {
+            throw failure()
+        }
+    }
+
+    private func failure() -> InputError {
+        InputError(code: .cannotCreate, message: "cannot write \(name): \(String(cString: strerror(errno)))")
     }
 }

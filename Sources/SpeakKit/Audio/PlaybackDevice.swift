@@ -13,18 +13,36 @@ final class PlaybackDevice {
         pcm = try openPCM(name, SND_PCM_STREAM_PLAYBACK, sampleRate: sampleRate, bufferMicroseconds: 100_000)
         self.name = name
         self.sampleRate = sampleRate
+        // Writes never block: a blocking snd_pcm_writei waits in a poll that alsa-lib restarts on
+        // EINTR, so Ctrl-C could not reach a device that consumes slowly (a 1 Hz stream: 12 minutes).
+        // Non-blocking, `snd_pcm_close` also drops what is left instead of draining it.
+        if snd_pcm_nonblock(pcm, 1) < 0 {
+            snd_pcm_close(pcm)
+            throw ALSAError(code: -EIO, function: "snd_pcm_nonblock", device: name)
+        }
     }
 
     deinit { snd_pcm_close(pcm) }
 
-    /// Writes every sample, recovering from underruns; checks `shouldStop` between periods.
+    /// The longest wait for room in the device's buffer before `shouldStop` is asked again.
+    static let pollMilliseconds: Int32 = 10
+
+    /// Writes every sample, recovering from underruns. Waits for room at most 10 ms at a time and
+    /// checks `shouldStop` in between, so a stop request is seen within 10 ms however slowly the
+    /// device plays.
     func write(_ samples: UnsafeBufferPointer<Int16>, shouldStop: () -> Bool) throws {
         var offset = 0
         while offset < samples.count {
-            if shouldStop() { throw PlaybackInterrupted() }
+            if shouldStop() {
+                snd_pcm_drop(pcm)
+                throw PlaybackInterrupted()
+            }
             let written = snd_pcm_writei(pcm, samples.baseAddress! + offset, snd_pcm_uframes_t(samples.count - offset))
             if written >= 0 {
                 offset += written
+            } else if written == -EAGAIN {
+                // The buffer is full: wait for room (an error here shows again on the next write).
+                _ = snd_pcm_wait(pcm, Self.pollMilliseconds)
             } else {
                 // Underrun (-EPIPE), suspend (-ESTRPIPE) and signals (-EINTR) recover; the rest is fatal.
                 try ALSAError.check(snd_pcm_recover(pcm, Int32(written), 1), "snd_pcm_writei", device: name)
@@ -55,8 +73,10 @@ final class PlaybackDevice {
             }
             usleep(useconds_t(min(10_000, delay * 1_000_000 / sampleRate + 1)))
         }
-        // What remains is at most one sleep's worth.
+        // What remains is at most one sleep's worth: drain it blocking, then back to non-blocking.
+        snd_pcm_nonblock(pcm, 0)
         snd_pcm_drain(pcm)
+        snd_pcm_nonblock(pcm, 1)
     }
 
     /// Playback device names and descriptions, as `aplay -L` prints them.

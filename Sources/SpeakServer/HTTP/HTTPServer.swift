@@ -342,11 +342,13 @@ private func values(of connection: OpaquePointer, kind: MHD_ValueKind, lowercase
     final class Collected { var values: [String: String] = [:]; var lowercased = false }
     let collected = Collected()
     collected.lowercased = lowercased
-    MHD_get_connection_values(connection, kind, { context, _, key, value in
+    // The _n variant gives the lengths: a value with a NUL (`?text=a%00b`) arrives whole, to be refused.
+    MHD_get_connection_values_n(connection, kind, { context, _, key, _, value, valueSize in
         guard let context, let key else { return MHD_Result.YES }
         let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
         let name = String(cString: key)
-        collected.values[collected.lowercased ? name.lowercased() : name] = value.map { String(cString: $0) } ?? ""
+        let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
+        collected.values[collected.lowercased ? name.lowercased() : name] = text ?? ""
         return MHD_Result.YES
     }, Unmanaged.passUnretained(collected).toOpaque())
     return collected.values

@@ -1,0 +1,3 @@
+import FuzzDriver
+
+runFuzzer { fuzzVoice($0, $1) }

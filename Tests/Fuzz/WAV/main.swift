@@ -1,0 +1,3 @@
+import FuzzDriver
+
+runFuzzer { fuzzWAV($0, $1) }

@@ -1,0 +1,147 @@
+import Foundation
+import SpeakKit
+import Testing
+
+/// Client mistakes are told apart from failures (issue 11, item 11): the command line says what
+/// is wrong with a usage (64) or bad-data (65) exit, the server answers 400 naming the field.
+@Suite("client mistakes: clear lines and 4xx, never 5xx")
+struct ClientMistakeTests {
+    static let samples = TranscriptionServerTests.samples
+    let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("speak-mistakes-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    /// `speak ARGUMENTS` with raw bytes in the last argument (a Swift String cannot hold invalid UTF-8).
+    func speak(_ arguments: [String], lastArgument bytes: [UInt8]) throws -> Subprocess.Result {
+        let octal = bytes.map { "\\" + String($0, radix: 8) }.joined()
+        let script = "exec \"$0\" \"$@\" \"$(printf '\(octal)')\""
+        return try Subprocess.run("/bin/sh", ["-c", script, Speak.executable] + arguments)
+    }
+
+    @Test("speak: bad text and bad files each get one line saying what is wrong")
+    func commandLine() throws {
+        let output = scratch.appendingPathComponent("out.wav").path
+        let notes = scratch.appendingPathComponent("notes.txt")
+        try Data("Hello\0world".utf8).write(to: notes)
+        let directory = scratch.appendingPathComponent("texts")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let audioDirectory = scratch.appendingPathComponent("album.mp3")
+        try FileManager.default.createDirectory(at: audioDirectory, withIntermediateDirectories: true)
+        let cases: [([String], Data?, Int32, String)] = [
+            (["-f", directory.path], nil, 66, "cannot read \(directory.path): it is a directory"),
+            (["-f", "/dev/zero"], nil, 65, "text is more than 524288 bytes; speak takes at most 524288"),
+            ([], Data("Hello\0world".utf8), 65, "text contains a NUL byte"),
+            (["-f", notes.path], nil, 65, "text contains a NUL byte"),
+            ([audioDirectory.path], nil, 66, "cannot play \(audioDirectory.path): it is a directory"),
+            (["--play", directory.path], nil, 66, "cannot play \(directory.path): it is a directory"),
+        ]
+        for (arguments, input, status, message) in cases {
+            let result = try Speak.run(arguments + ["-o", output], input: input)
+            #expect(result.status == status, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("speak: \(message)"), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+        // Invalid UTF-8 in an argument is refused as on standard input.
+        let latin1 = try speak(["-o", output], lastArgument: Array("caf".utf8) + [0xE9])
+        #expect(latin1.status == 65, "\(latin1.stderr)")
+        #expect(latin1.stderr == "speak: text is not UTF-8\n", "\(latin1.stderr)")
+    }
+
+    @Test("a word ending in .mp3 is spoken when no such file exists; a file that is not audio says so")
+    func mp3LookingText() throws {
+        let output = scratch.appendingPathComponent("spoken.wav")
+        let spoken = try Speak.run(["-o", output.path, "notes.mp3"])
+        #expect(spoken.status == 0, "\(spoken.stderr)")
+        #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 0.5)
+        let file = scratch.appendingPathComponent("notes.mp3")
+        try Data("Dear diary".utf8).write(to: file)
+        let refused = try Speak.run(["-o", output.path, file.path])
+        #expect(refused.status == 65)
+        #expect(refused.stderr == "speak: \(file.path): not an audio file: neither WAV nor MP3\n", "\(refused.stderr)")
+    }
+
+    @Test("speak transcribe: an unsupported language is a usage error naming it")
+    func transcribeLanguage() throws {
+        let file = Self.samples.appendingPathComponent("yes.wav").path
+        let result = try Speak.run(["transcribe", "--language", "fr", file])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("'fr'"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+}
+
+/// The same mistakes sent to `speak serve`.
+@Suite("speak serve: client mistakes are 400", .serialized)
+final class ServerMistakeTests {
+    let server: RunningServer
+
+    init() throws { server = try RunningServer() }
+
+    func post(_ path: String, _ body: String) throws -> HTTPReply {
+        try server.authorized(["-H", "Content-Type: application/json", "--data-binary", body, "\(server.url)\(path)"])
+    }
+
+    var errorParam: (HTTPReply) -> String? {
+        { (($0.json?["error"] as? [String: Any])?["param"] as? String) }
+    }
+
+    @Test("wrong JSON types and a NUL in the text are 400 naming the field")
+    func wrongTypes() throws {
+        let speech = #""model":"tts-1","input":"Hello""#
+        let cases: [(String, String, String)] = [
+            ("/v1/audio/speech", #"{\#(speech),"voice":5}"#, "voice"),
+            ("/v1/audio/speech", #"{\#(speech),"speed":true}"#, "speed"),
+            ("/v1/audio/speech", #"{\#(speech),"response_format":7}"#, "response_format"),
+            ("/v1/audio/speech", #"{"model":"tts-1","input":7}"#, "input"),
+            ("/v1/audio/speech", #"{"model":"tts-1","input":"Hello\u0000world"}"#, "input"),
+            ("/api/speak", #"{"text":"Hello","voice":5}"#, "voice"),
+            ("/api/speak", #"{"text":"Hello","rate":true}"#, "rate"),
+            ("/api/speak", #"{"text":"Hello\u0000world"}"#, "text"),
+            ("/speak", #"{"text":["Hello"]}"#, "text"),
+        ]
+        for (path, body, param) in cases {
+            let reply = try post(path, body)
+            #expect(reply.status == 400, "\(path) \(body): \(reply.status) \(reply.text)")
+            #expect(errorParam(reply) == param, "\(path) \(body): \(reply.text)")
+        }
+        let query = try server.authorized(["\(server.url)/speak?text=Hello%00world"])
+        #expect(query.status == 400, "\(query.text)")
+    }
+
+    func upload(_ fields: [String: String], file: URL) throws -> HTTPReply {
+        try server.authorized(
+            fields.flatMap { ["-F", "\($0.key)=\($0.value)"] }
+                + ["-F", "file=@\(file.path);type=audio/wav;filename=note.wav", "\(server.url)/v1/audio/transcriptions"])
+    }
+
+    @Test("expect words not in the dictionary and an unsupported language are 400 naming them")
+    func transcriptionOptions() throws {
+        let file = ClientMistakeTests.samples.appendingPathComponent("yes.wav")
+        let words = try upload(["model": "whisper-1", "expect": "yes|flibbertyzork"], file: file)
+        #expect(words.status == 400, "\(words.text)")
+        #expect(words.errorMessage?.contains("flibbertyzork") == true, "\(words.text)")
+        #expect(errorParam(words) == "expect")
+        let language = try upload(["model": "whisper-1", "language": "fr"], file: file)
+        #expect(language.status == 400, "\(language.text)")
+        #expect(language.errorMessage?.contains("'fr'") == true, "\(language.text)")
+        #expect(errorParam(language) == "language")
+    }
+
+    @Test("a WAV claiming a 1 Hz rate is 400 at once, and the server does not grow")
+    func oneHertzUpload() throws {
+        var wav = try Data(contentsOf: ClientMistakeTests.samples.appendingPathComponent("yes.wav"))
+        for (offset, value) in [(24, 1), (28, 2)] {
+            for byte in 0..<4 { wav[offset + byte] = UInt8(truncatingIfNeeded: value >> (8 * byte)) }
+        }
+        let file = server.directory.appendingPathComponent("one-hertz.wav")
+        try wav.write(to: file)
+        let reply = try upload(["model": "whisper-1"], file: file)
+        #expect(reply.status == 400, "\(reply.text)")
+        #expect(reply.errorMessage?.contains("sample rate 1 Hz") == true, "\(reply.text)")
+        #expect(reply.total < 2, "took \(reply.total) s")
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import SpeakKit
+import Testing
+
+/// `-o` onto what is not a plain file (issue 11, item 1): devices, FIFOs and symlinks are written
+/// through; directories and sockets are refused with exit 73; nothing is ever replaced.
+@Suite("speak -o onto special files")
+struct OutputTargetTests {
+    let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("speak-out-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    /// A character device like `/dev/null` (1,3) or `/dev/full` (1,7): a private node made with
+    /// mknod where allowed (root; `1 << 8 | minor` is `makedev(1, minor)`), so a regression cannot
+    /// replace the machine's own; else the real one.
+    func characterDevice(_ name: String, minor: UInt32) -> String {
+        let path = scratch.appendingPathComponent(name).path
+        return mknod(path, S_IFCHR | 0o666, dev_t(1 << 8 | minor)) == 0 ? path : "/dev/\(name)"
+    }
+
+    func fileType(_ path: String) -> mode_t {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return 0 }
+        return status.st_mode & S_IFMT
+    }
+
+    @Test("/dev/full: exit 73, 'No space left on device'; the device stays", arguments: ["mp3", "wav"])
+    func deviceFull(format: String) throws {
+        let full = characterDevice("full", minor: 7)
+        let result = try Speak.run(["--file-format", format, "-o", full, "Hi"])
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr == "speak: cannot write \(full): No space left on device\n", "\(result.stderr)")
+        #expect(fileType(full) == S_IFCHR)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.hasPrefix(".speak-") })
+    }
+
+    @Test("/dev/null takes the reply and stays a device", arguments: ["mp3", "wav"])
+    func deviceNull(format: String) throws {
+        let null = characterDevice("null", minor: 3)
+        let result = try Speak.run(["--file-format", format, "-o", null, "Hi"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fileType(null) == S_IFCHR)
+    }
+
+    @Test("a FIFO gets the whole reply as a stream and stays a FIFO", arguments: ["mp3", "wav"])
+    func fifo(format: String) throws {
+        let fifo = scratch.appendingPathComponent("reply.\(format)").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // A second name for the FIFO, to release the reader even if speak never opens it.
+        let spare = scratch.appendingPathComponent("spare").path
+        #expect(link(fifo, spare) == 0)
+        let received = Received()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            if let reader = FileHandle(forReadingAtPath: fifo) { received.data = reader.readDataToEndOfFile() }
+            done.signal()
+        }
+        let result = try Speak.run(["-o", fifo, "Streamed through a pipe."])
+        let release = open(spare, O_WRONLY | O_NONBLOCK)
+        if release >= 0 { close(release) }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fileType(fifo) == S_IFIFO)
+        let pcm = try PCMBuffer(audio: received.data)
+        #expect(pcm.duration > 0.8, "\(received.data.count) bytes")
+        #expect(WAV.isWAV(received.data) == (format == "wav"))
+    }
+
+    @Test("a symlink is written through: the link stays, its target gets the reply")
+    func symlink() throws {
+        let target = scratch.appendingPathComponent("real.mp3")
+        try Data("old".utf8).write(to: target)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target.path)
+        let link = scratch.appendingPathComponent("link.mp3").path
+        #expect(Glibc.symlink("real.mp3", link) == 0)
+        let result = try Speak.run(["-o", link, "Through the link."])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fileType(link) == S_IFLNK)
+        #expect(try PCMBuffer(audio: Data(contentsOf: target)).duration > 0.5)
+        // The target keeps its permissions.
+        #expect(try FileManager.default.attributesOfItem(atPath: target.path)[.posixPermissions] as? Int == 0o600)
+
+        // A dangling link creates its target; a link to a device writes to the device.
+        let dangling = scratch.appendingPathComponent("dangling.wav").path
+        #expect(Glibc.symlink("new.wav", dangling) == 0)
+        #expect(try Speak.run(["-o", dangling, "Hi"]).status == 0)
+        #expect(fileType(dangling) == S_IFLNK)
+        #expect(try PCMBuffer(audio: Data(contentsOf: scratch.appendingPathComponent("new.wav"))).duration > 0.2)
+        let toFull = scratch.appendingPathComponent("full.mp3").path
+        let full = characterDevice("full", minor: 7)
+        #expect(Glibc.symlink(full, toFull) == 0)
+        let refused = try Speak.run(["-o", toFull, "Hi"])
+        #expect(refused.status == 73 && refused.stderr.contains("No space left on device"), "\(refused.stderr)")
+        #expect(fileType(full) == S_IFCHR && fileType(toFull) == S_IFLNK)
+    }
+
+    @Test("-o /dev/stdout streams the reply into a pipe")
+    func standardOutput() throws {
+        let output = scratch.appendingPathComponent("piped.wav")
+        let script = "set -o pipefail; \"$0\" --file-format wav -o /dev/stdout Piped. | cat > \"$1\""
+        let result = try Subprocess.run("/bin/bash", ["-c", script, Speak.executable, output.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 0.3)
+    }
+
+    @Test("a directory or a socket is refused with exit 73, and left as it was")
+    func refused() throws {
+        let socketPath = scratch.appendingPathComponent("reply.mp3").path
+        let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0)
+        let directory = scratch.appendingPathComponent("dir.mp3")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for (path, what) in [(socketPath, "a socket"), (directory.path, "a directory")] {
+            let result = try Speak.run(["-o", path, "Hi"])
+            #expect(result.status == 73, "\(result.stderr)")
+            #expect(result.stderr == "speak: cannot write \(path): it is \(what)\n", "\(result.stderr)")
+        }
+        #expect(fileType(socketPath) == S_IFSOCK)
+        #expect(fileType(directory.path) == S_IFDIR)
+    }
+}
+
+/// Bytes a reader thread hands back after its semaphore.
+final class Received: @unchecked Sendable {
+    var data = Data()
+}
