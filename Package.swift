@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(
             name: "CPocketSphinx", pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
+        // sherpa-onnx's C API, vendored header, opened with dlopen on first use (Scripts/install-piper).
+        .target(name: "CSherpaOnnx", linkerSettings: [.linkedLibrary("dl")]),
 
         // The engine: espeak-ng, LAME, mpg123, ALSA, and the seams every other engine plugs into.
         .target(name: "SpeakKit", dependencies: ["CEspeakNG", "CLame", "CMpg123", "CALSA"]),
@@ -43,6 +45,7 @@ let package = Package(
         .target(name: "SpeakMedia", dependencies: ["SpeakKit", "CFFmpeg"]),
         .target(name: "SpeakPocketSphinx", dependencies: ["SpeakKit", "CPocketSphinx"]),
         .target(name: "SpeakUpstream", dependencies: ["SpeakKit"]),
+        .target(name: "SpeakPiper", dependencies: ["SpeakKit", "CSherpaOnnx"]),
         .target(name: "SpeakServer", dependencies: ["SpeakKit", "SpeakMedia", "SpeakUpstream", "CMicroHTTPD"]),
 
         // The command line: `speak` is small and fast; it hands what it does not carry over to
@@ -51,11 +54,14 @@ let package = Package(
         .executableTarget(name: "speak", dependencies: ["SpeakCLI"], linkerSettings: staticRuntime),
         .executableTarget(
             name: "speak-full",
-            dependencies: ["SpeakCLI", "SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakServer"],
+            dependencies: [
+                "SpeakCLI", "SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakServer", "SpeakPiper",
+            ],
             linkerSettings: []),
 
         .testTarget(
             name: "SpeakKitTests", dependencies: ["SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream"]),
+        .testTarget(name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx"]),
         .testTarget(name: "SpeakServerTests", dependencies: ["SpeakServer", "SpeakKit"]),
         // These run the built `speak` and `speak-full`, which `swift build --build-tests` builds with them.
         .testTarget(name: "SpeakCLITests", dependencies: ["SpeakKit"]),
