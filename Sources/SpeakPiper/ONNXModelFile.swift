@@ -17,7 +17,9 @@ enum ONNXModelFile {
             throw .corruptModel(url.path, "cannot be read")
         }
         let walked = data.withUnsafeBytes { bytes in walk(bytes) }
-        guard let (metadata, hasGraph) = walked else { throw .corruptModel(url.path, "not an ONNX model, or truncated") }
+        guard let (metadata, hasGraph) = walked else {
+            throw .corruptModel(url.path, "not an ONNX model, or truncated")
+        }
         guard hasGraph else { throw .corruptModel(url.path, "an ONNX file without a graph") }
         return metadata
     }

