@@ -36,6 +36,8 @@ let package = Package(
         .systemLibrary(
             name: "CPocketSphinx", pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
+        // sherpa-onnx's C API, vendored header, opened with dlopen on first use (Scripts/install-piper).
+        .target(name: "CSherpaOnnx", linkerSettings: [.linkedLibrary("dl")]),
 
         // The engine: espeak-ng, LAME, mpg123, ALSA, and the seams every other engine plugs into.
         .target(name: "SpeakKit", dependencies: ["CEspeakNG", "CLame", "CMpg123", "CALSA"]),
@@ -44,6 +46,7 @@ let package = Package(
         .target(name: "SpeakMedia", dependencies: ["SpeakKit", "CFFmpeg"]),
         .target(name: "SpeakPocketSphinx", dependencies: ["SpeakKit", "CPocketSphinx"]),
         .target(name: "SpeakUpstream", dependencies: ["SpeakKit"]),
+        .target(name: "SpeakPiper", dependencies: ["SpeakKit", "CSherpaOnnx"]),
         .target(name: "SpeakServer", dependencies: ["SpeakKit", "SpeakMedia", "SpeakUpstream", "CMicroHTTPD"]),
 
         // The command line: `speak` is small and fast; it hands what it does not carry over to
@@ -52,15 +55,21 @@ let package = Package(
         .executableTarget(name: "speak", dependencies: ["SpeakCLI"], linkerSettings: staticRuntime),
         .executableTarget(
             name: "speak-full",
-            dependencies: ["SpeakCLI", "SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakServer"],
+            dependencies: [
+                "SpeakCLI", "SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakServer", "SpeakPiper",
+            ],
             // Static too, so an installed speak-full needs no Swift toolchain; URLSession's own
             // archives are listed as Foundation's are.
             linkerSettings: staticRuntime + [
-                .unsafeFlags(["-Xlinker", "-lFoundationNetworking", "-Xlinker", "-l_CFURLSessionInterface", "-Xlinker", "-l:libcurl.so.4"])
+                .unsafeFlags([
+                    "-Xlinker", "-lFoundationNetworking", "-Xlinker", "-l_CFURLSessionInterface", "-Xlinker",
+                    "-l:libcurl.so.4",
+                ])
             ]),
 
         .testTarget(
             name: "SpeakKitTests", dependencies: ["SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream"]),
+        .testTarget(name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx"]),
         .testTarget(name: "SpeakServerTests", dependencies: ["SpeakServer", "SpeakKit"]),
         // These run the built `speak` and `speak-full`, which `swift build --build-tests` builds with them.
         .testTarget(name: "SpeakCLITests", dependencies: ["SpeakKit"]),

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakPiper
 import SpeakPocketSphinx
 import SpeakServer
 import SpeakUpstream
@@ -13,6 +14,7 @@ enum Engines {
         SynthesizerRegistry([
             EspeakSynthesizer.engineName: { try espeak ?? EspeakSynthesizer.shared() },
             UpstreamSynthesizer.engineName: { UpstreamSynthesizer(reachable: acceptsConnections) },
+            PiperSynthesizer.engineName: { PiperSynthesizer() },
         ])
     }
 

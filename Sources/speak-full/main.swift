@@ -11,6 +11,7 @@ case "serve": exit(ServeCommand.main(Array(arguments.dropFirst())))
 case "transcribe": exit(TranscribeCommand.main(Array(arguments.dropFirst())))
 case "record": exit(RecordCommand.main(Array(arguments.dropFirst())))
 case "ask": exit(AskCommand.main(Array(arguments.dropFirst())))
+case "voices": exit(VoicesCommand.main(Array(arguments.dropFirst())))
 case "worker" where arguments.count == 1: exit(SynthesisWorkerCommand.main())
 default: exit(SpeakCommand.main(arguments, tool: .full))
 }

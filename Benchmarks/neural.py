@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Benchmark the neural voice `joe` through speak against piper-tts on the same .onnx.
+
+Run from the package root, after Scripts/install-piper (the model, sherpa-onnx and piper-tts):
+    swift build -c release --scratch-path /tmp/bench-neural
+    Benchmarks/neural.py --bin /tmp/bench-neural/release [--rounds 5]
+
+Texts: a short sentence, a paragraph of 5 sentences, a page. speak and piper-tts alternate, the
+order flipped each round; medians over rounds.
+- load: piper-tts' PiperVoice.load in process; speak's as its server's first joe request less a
+  warm request of the same text (sherpa-onnx loads on first use).
+- first audio, CLI cold: process start to the first PCM byte out: speak plays into ALSA's `file`
+  plugin writing a FIFO (no device timing), piper-tts writes --output-raw to a pipe.
+- first byte, HTTP: a running `speak serve` (model warm) POST /v1/audio/speech pcm, and piper-tts'
+  own HTTP server (POST /synthesize, a whole WAV), warm.
+- real-time factor: synthesis time / audio duration, warm: speak serve's whole reply, piper-tts
+  in process (PiperVoice.synthesize).
+- peak RSS: the CLI writing the paragraph to a WAV file (wait4's ru_maxrss).
+- WER of 32 sentences (not the tests'), spoken by joe through speak, espeak-ng's `default`
+  through speak, and piper-tts, transcribed by whisper.cpp (pywhispercpp, base model) when it can
+  be had, else pocketsphinx free dictation.
+Prints Markdown tables; writes Benchmarks/results/neural.json.
+"""
+import argparse, http.client, json, os, re, select, signal, socket, statistics, subprocess, sys, tempfile, time
+import wave
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODEL = "/usr/local/share/speak/models/en_US-joe-medium.onnx"
+PIPER_PY = "/usr/local/lib/speak/piper-tts/bin/python"
+PIPER = "/usr/local/lib/speak/piper-tts/bin/piper"
+WHISPER_VENV = "/tmp/speak-bench-whisper"
+WHISPER_MODELS = ["/usr/local/share/speak/models/ggml-base.bin", "/usr/local/share/speak/models/ggml-tiny.en.bin"]
+
+SHORT = "The nightly backup finished successfully."
+PARAGRAPH = ("The build finished a few minutes ago. Every test passed on the first try. "
+             "The release notes are ready for review. Please check the dashboard before lunch. "
+             "The next deployment starts at noon.")
+PAGE = " ".join([PARAGRAPH] * 2 + [
+    "Our team spent the week on the new search feature, and the results are encouraging. "
+    "Queries now return in half the time, and the index uses less memory than before. "
+    "We still have to tune the ranking, which favours older documents too strongly. "
+    "On Thursday we will meet to decide whether the feature ships this month or next. "
+    "If you have opinions, bring them, along with any examples of searches that went wrong. "
+    "Thank you all for the careful work, and have a pleasant weekend."])
+TEXTS = {"short": SHORT, "paragraph": PARAGRAPH, "page": PAGE}
+
+WER_SENTENCES = [
+    "The kettle is boiling in the kitchen.", "Please close the window before you leave.",
+    "My brother plays the guitar every evening.", "The train to the city leaves from platform two.",
+    "She painted the fence a bright shade of green.", "We walked along the beach until sunset.",
+    "The library opens early on Saturday mornings.", "He forgot his umbrella at the office.",
+    "Turn left at the second traffic light.", "The children built a castle out of sand.",
+    "Our neighbours adopted a small grey cat.", "The soup needs a little more salt.",
+    "I will call you when the package arrives.", "The museum has a new exhibit about whales.",
+    "Rain is expected for most of the afternoon.", "The pilot announced a short delay.",
+    "Remember to water the tomatoes tonight.", "The printer on the third floor is out of paper.",
+    "They celebrated her birthday with a chocolate cake.", "The bridge was closed for repairs.",
+    "A gentle breeze moved through the tall grass.", "The doctor asked him to rest for a week.",
+    "Please send me the report by Friday.", "The orchestra played a piece by Mozart.",
+    "The hotel room had a view of the mountains.", "He reads the newspaper with his breakfast.",
+    "The garden is full of yellow flowers.", "Our flight was cancelled because of the storm.",
+    "The teacher wrote the answer on the board.", "The coffee shop on the corner sells fresh bread.",
+    "Keep the receipt in case you want a refund.", "The river flooded the fields last spring.",
+]
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def wav_duration(path):
+    with wave.open(path) as w:
+        return w.getnframes() / w.getframerate()
+
+
+def run_rusage(argv, stdin=None, env=None):
+    """(seconds, peak RSS in MB, exit status) of a command."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    if stdin is not None:
+        proc.stdin.write(stdin.encode())
+        proc.stdin.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv[0]} failed ({proc.returncode}): {err[-300:]}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def first_byte_of(argv, read_fd_path=None, stdin=None, env=None):
+    """Seconds from spawning argv to the first non-zero byte on its stdout (or in the FIFO)."""
+    start = time.perf_counter()
+    if read_fd_path:
+        fd = os.open(read_fd_path, os.O_RDONLY | os.O_NONBLOCK)
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, env=env)
+    else:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                env=env)
+        proc.stdin.write(stdin.encode())
+        proc.stdin.close()
+        fd = proc.stdout.fileno()
+    first = None
+    while first is None:
+        ready, _, _ = select.select([fd], [], [], 30)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            if proc.poll() is not None:
+                break
+            time.sleep(0.001)
+            continue
+        if any(chunk):
+            first = time.perf_counter() - start
+    while proc.poll() is None:
+        try:
+            if not os.read(fd, 65536):
+                time.sleep(0.001)
+        except BlockingIOError:
+            time.sleep(0.001)
+    if read_fd_path:
+        os.close(fd)
+    return first
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+def http_post(port, path, body, content_type="application/json"):
+    """(seconds to first body byte, seconds to whole reply, body)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    start = time.perf_counter()
+    conn.request("POST", path, body=body, headers={"Content-Type": content_type})
+    reply = conn.getresponse()
+    first = reply.read(1)
+    first_at = time.perf_counter() - start
+    rest = reply.read()
+    total = time.perf_counter() - start
+    if reply.status != 200:
+        raise RuntimeError(f"HTTP {reply.status}: {(first + rest)[:300]}")
+    conn.close()
+    return first_at, total, first + rest
+
+
+def speech_request(text, voice="joe"):
+    """OpenAI's speech request for raw PCM (24 kHz s16le): its first byte is audio, not a header."""
+    return json.dumps({"model": "tts-1", "input": text, "voice": voice, "response_format": "pcm"})
+
+
+def pcm_duration(data):
+    return len(data) / 2 / 24000
+
+
+PIPER_INPROCESS = r"""
+import json, sys, time
+t = time.perf_counter()
+from piper import PiperVoice
+voice = PiperVoice.load(sys.argv[1])
+load = time.perf_counter() - t
+texts = json.loads(sys.argv[2])
+out = {"load": load, "rtf": {}}
+list(voice.synthesize("Warm up."))
+for name, text in texts.items():
+    t = time.perf_counter()
+    samples = sum(len(c.audio_int16_bytes) // 2 for c in voice.synthesize(text))
+    out["rtf"][name] = (time.perf_counter() - t) / (samples / voice.config.sample_rate)
+print(json.dumps(out))
+"""
+
+
+def alsa_fifo_env(tmp):
+    fifo = os.path.join(tmp, "alsa.fifo")
+    os.mkfifo(fifo)
+    conf = os.path.join(tmp, "asound.conf")
+    with open(conf, "w") as f:
+        f.write("</usr/share/alsa/alsa.conf>\n"
+                f'pcm.bench {{ type file slave.pcm "null" file "{fifo}" format "raw" }}\n')
+    env = dict(os.environ, ALSA_CONFIG_PATH=conf)
+    return fifo, env
+
+
+def whisper_transcriber():
+    """A function path → text with whisper.cpp (pywhispercpp), or None."""
+    model = next((m for m in WHISPER_MODELS if os.path.exists(m)), None)
+    if model is None:
+        return None, None
+    python = os.path.join(WHISPER_VENV, "bin", "python")
+    if not os.path.exists(python):
+        r = subprocess.run([sys.executable, "-m", "venv", WHISPER_VENV], capture_output=True)
+        if r.returncode == 0:
+            subprocess.run([python, "-m", "pip", "install", "-q", "pywhispercpp==1.5.1"], capture_output=True)
+    if subprocess.run([python, "-c", "import pywhispercpp"], capture_output=True).returncode != 0:
+        return None, None
+
+    def transcribe(paths):
+        script = ("import json, sys\nfrom pywhispercpp.model import Model\n"
+                  "m = Model(sys.argv[1], n_threads=2, print_progress=False, print_realtime=False)\n"
+                  "print(json.dumps([' '.join(s.text for s in m.transcribe(p, language='en')) for p in sys.argv[2:]]))")
+        out = subprocess.run([python, "-c", script, model, *paths], capture_output=True, text=True, check=True)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    return transcribe, f"whisper.cpp {os.path.basename(model)}"
+
+
+def pocketsphinx_transcribe(paths, speak_full):
+    out = subprocess.run([speak_full, "transcribe", "--json", *paths], capture_output=True, text=True)
+    texts = {json.loads(l)["file"]: json.loads(l)["text"] for l in out.stdout.splitlines() if l.strip()}
+    return [texts.get(p, "") for p in paths]
+
+
+def words(text):
+    return re.sub(r"[^a-z' ]", " ", text.lower().replace("-", " ")).split()
+
+
+def wer(refs, hyps):
+    errors = total = 0
+    for ref, hyp in zip(refs, hyps):
+        r, h = words(ref), words(hyp)
+        d = list(range(len(h) + 1))
+        for i in range(1, len(r) + 1):
+            prev, d[0] = d[0], i
+            for j in range(1, len(h) + 1):
+                cur = min(d[j] + 1, d[j - 1] + 1, prev + (r[i - 1] != h[j - 1]))
+                prev, d[j] = d[j], cur
+        errors += d[len(h)]
+        total += len(r)
+    return errors / total
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build/release"))
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    speak, speak_full = os.path.join(args.bin, "speak"), os.path.join(args.bin, "speak-full")
+    tmp = tempfile.mkdtemp(prefix="neural-bench-")
+    fifo, alsa_env = alsa_fifo_env(tmp)
+    results = {"rounds": args.rounds, "cold_first_audio": {}, "http_first_byte": {}, "rtf": {}, "peak_rss_mb": {},
+               "load": {}}
+    procs = []
+    try:
+        # Servers: speak serve (joe warm after the first request) and piper-tts' HTTP server.
+        speak_port, piper_port = free_port(), free_port()
+        procs.append(subprocess.Popen([speak_full, "serve", "--port", str(speak_port), "--cache-dir",
+                                       os.path.join(tmp, "cache"), "--cache-bytes", "0"],
+                                      stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "serve.log"), "w")))
+        if subprocess.run([PIPER_PY, "-c", "import flask"], capture_output=True).returncode != 0:
+            subprocess.run([PIPER_PY, "-m", "pip", "install", "-q", "flask"], check=True)
+        procs.append(subprocess.Popen([PIPER_PY, "-m", "piper.http_server", "-m", MODEL, "--host", "127.0.0.1",
+                                       "--port", str(piper_port)], stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL))
+        wait_port(speak_port)
+        wait_port(piper_port)
+        loads = []
+        for i in range(1):
+            first = http_post(speak_port, "/v1/audio/speech", speech_request(SHORT))[1]
+            warm = median([http_post(speak_port, "/v1/audio/speech", speech_request(SHORT))[1] for _ in range(3)])
+            loads.append(first - warm)
+        results["load"]["speak"] = median(loads)
+        inproc = json.loads(subprocess.run([PIPER_PY, "-c", PIPER_INPROCESS, MODEL, json.dumps(TEXTS)],
+                                           capture_output=True, text=True, check=True).stdout)
+        results["load"]["piper-tts"] = inproc["load"]
+        results["rtf"]["piper-tts"] = inproc["rtf"]
+        http_post(piper_port, "/synthesize", json.dumps({"text": "Warm up."}))
+
+        samples = {k: {n: {"speak": [], "piper-tts": []} for n in TEXTS} for k in ("cold", "http", "rss", "rtf")}
+        for round_ in range(args.rounds):
+            order = ["speak", "piper-tts"] if round_ % 2 == 0 else ["piper-tts", "speak"]
+            for name, text in TEXTS.items():
+                for who in order:
+                    if who == "speak":
+                        samples["cold"][name][who].append(first_byte_of(
+                            [speak, "-v", "joe", "-a", "bench", text], read_fd_path=fifo, env=alsa_env))
+                        first, total, body = http_post(speak_port, "/v1/audio/speech", speech_request(text))
+                        samples["http"][name][who].append(first)
+                        samples["rtf"][name][who].append(total / pcm_duration(body))
+                        out = os.path.join(tmp, "speak.wav")
+                        samples["rss"][name][who].append(run_rusage([speak, "-v", "joe", "-o", out, text])[1])
+                    else:
+                        samples["cold"][name][who].append(first_byte_of(
+                            [PIPER, "-m", MODEL, "--output-raw"], stdin=text))
+                        first, _, _ = http_post(piper_port, "/synthesize", json.dumps({"text": text}))
+                        samples["http"][name][who].append(first)
+                        out = os.path.join(tmp, "piper.wav")
+                        samples["rss"][name][who].append(run_rusage([PIPER, "-m", MODEL, "-f", out], stdin=text)[1])
+        for key, target in (("cold", "cold_first_audio"), ("http", "http_first_byte"), ("rss", "peak_rss_mb")):
+            results[target] = {n: {w: median(v) for w, v in by.items()} for n, by in samples[key].items()}
+        results["rtf"]["speak"] = {n: median(by["speak"]) for n, by in samples["rtf"].items()}
+
+        # Intelligibility.
+        paths = {"joe (speak)": [], "default (speak, espeak-ng)": [], "piper-tts": []}
+        for i, sentence in enumerate(WER_SENTENCES):
+            for who, argv, stdin in (
+                    ("joe (speak)", [speak, "-v", "joe", "-o", f"{tmp}/joe-{i}.wav", sentence], None),
+                    ("default (speak, espeak-ng)", [speak, "-o", f"{tmp}/default-{i}.wav", sentence], None),
+                    ("piper-tts", [PIPER, "-m", MODEL, "-f", f"{tmp}/piper-{i}.wav"], sentence)):
+                run_rusage(argv, stdin=stdin)
+                paths[who].append(argv[-2] if stdin is None else argv[-1])
+        transcribe, engine = whisper_transcriber()
+        if transcribe is None:
+            engine = "pocketsphinx (free dictation)"
+            transcribe = lambda p: pocketsphinx_transcribe(p, speak_full)
+        results["wer_engine"] = engine
+        results["wer"] = {who: wer(WER_SENTENCES, transcribe(p)) for who, p in paths.items()}
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+    print(f"\n### joe: speak against piper-tts (medians of {args.rounds} rounds)\n")
+    print(f"model load: speak {results['load']['speak']:.2f} s, piper-tts {results['load']['piper-tts']:.2f} s, "
+          f"ratio {results['load']['speak'] / results['load']['piper-tts']:.2f}\n")
+    print("| text | first audio, CLI cold (s) | first byte, HTTP warm (ms) | real-time factor | peak RSS, CLI (MB) |")
+    print("|---|---|---|---|---|")
+    for n in TEXTS:
+        c, h, r = results["cold_first_audio"][n], results["http_first_byte"][n], results["peak_rss_mb"][n]
+        rtf = (results["rtf"]["speak"][n], results["rtf"]["piper-tts"][n])
+        print(f"| {n} | {c['speak']:.2f} / {c['piper-tts']:.2f} ({c['speak'] / c['piper-tts']:.2f}) "
+              f"| {h['speak'] * 1000:.0f} / {h['piper-tts'] * 1000:.0f} ({h['speak'] / h['piper-tts']:.2f}) "
+              f"| {rtf[0]:.3f} / {rtf[1]:.3f} ({rtf[0] / rtf[1]:.2f}) "
+              f"| {r['speak']:.0f} / {r['piper-tts']:.0f} ({r['speak'] / r['piper-tts']:.2f}) |")
+    print("\n(speak / piper-tts (ratio))\n")
+    print(f"### Word error rate, {len(WER_SENTENCES)} sentences, {results['wer_engine']}\n")
+    print("| voice | WER |\n|---|---|")
+    for who, value in results["wer"].items():
+        print(f"| {who} | {value * 100:.1f} % |")
+    os.makedirs(os.path.join(ROOT, "Benchmarks/results"), exist_ok=True)
+    with open(os.path.join(ROOT, "Benchmarks/results/neural.json"), "w") as f:
+        json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+// The parts of sherpa-onnx's C API that speak uses, reached through dlopen: nothing links
+// libsherpa-onnx-c-api.so (or ONNX Runtime) until a Piper voice first speaks, and the project
+// builds where the library is not installed. The pointers' types come from the vendored header,
+// so every call is still checked against sherpa-onnx's own declarations.
+#ifndef SPEAK_CSHERPAONNX_H
+#define SPEAK_CSHERPAONNX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sherpa-onnx-c-api.h"
+
+typedef struct SpeakSherpaOnnx {
+    __typeof__(SherpaOnnxGetVersionStr) *GetVersionStr;
+    __typeof__(SherpaOnnxCreateOfflineTts) *CreateOfflineTts;
+    __typeof__(SherpaOnnxDestroyOfflineTts) *DestroyOfflineTts;
+    __typeof__(SherpaOnnxOfflineTtsSampleRate) *OfflineTtsSampleRate;
+    __typeof__(SherpaOnnxOfflineTtsNumSpeakers) *OfflineTtsNumSpeakers;
+    __typeof__(SherpaOnnxOfflineTtsGenerateWithConfig) *OfflineTtsGenerateWithConfig;
+    __typeof__(SherpaOnnxDestroyOfflineTtsGeneratedAudio) *DestroyOfflineTtsGeneratedAudio;
+} SpeakSherpaOnnx;
+
+/// Opens the library at `path` (RTLD_NOW | RTLD_LOCAL) and fills `api`. Returns 0, or -1 with a
+/// one-line reason (dlerror's, or the missing symbol) in `error`. The handle is never closed.
+int speak_sherpa_onnx_open(const char *path, SpeakSherpaOnnx *api, char *error, size_t error_size);
+
+#endif

@@ -1,0 +1,79 @@
+internal import CSherpaOnnx
+import Foundation
+import Synchronization
+
+/// One Piper model loaded into sherpa-onnx, shared by every voice and request that uses it.
+///
+/// sherpa-onnx's generate may run concurrently on one model (ONNX Runtime sessions allow
+/// concurrent runs; measured on this model: two threads at once give complete, correct audio).
+/// Concurrent calls are bounded to the number of cores, so memory does not grow with callers.
+/// The sherpa-onnx handle is made once and only read after; generate is safe to call concurrently.
+final class PiperModel: @unchecked Sendable {
+    let files: PiperVoicePreparation.Prepared
+    let config: PiperVoiceConfig
+    let sampleRate: Int
+    let speakers: Int
+    private let library: SherpaOnnxLibrary
+    private let tts: OpaquePointer
+    private let slots: DispatchSemaphore
+    /// How many generate calls this model has made (the tests' window into streaming).
+    let generated = Atomic(0)
+
+    init(files: PiperVoicePreparation.Prepared, config: PiperVoiceConfig, library: SherpaOnnxLibrary) throws(PiperError)
+    {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let made = files.model.path.withCString { model in
+            files.tokens.path.withCString { tokens in
+                "cpu".withCString { provider in
+                    var settings = SherpaOnnxOfflineTtsConfig()
+                    settings.model.vits.model = model
+                    settings.model.vits.tokens = tokens
+                    settings.model.vits.noise_scale = Float(config.noiseScale)
+                    settings.model.vits.noise_scale_w = Float(config.noiseW)
+                    settings.model.vits.length_scale = Float(config.lengthScale)
+                    settings.model.num_threads = Int32(min(max(cores, 1), 4))
+                    settings.model.provider = provider
+                    settings.max_num_sentences = 1
+                    return library.api.CreateOfflineTts(&settings)
+                }
+            }
+        }
+        guard let made else { throw .loadFailed(files.model.path) }
+        self.files = files
+        self.config = config
+        self.library = library
+        tts = made
+        sampleRate = Int(library.api.OfflineTtsSampleRate(made))
+        speakers = Int(library.api.OfflineTtsNumSpeakers(made))
+        slots = DispatchSemaphore(value: max(cores, 1))
+    }
+
+    deinit { library.api.DestroyOfflineTts(tts) }
+
+    /// Audio for one sentence of phonemes (Unicode scalars the model knows), in [-1, 1].
+    /// `speed` > 1 is faster (it divides the model's length scale).
+    func generate(_ phonemes: [Int32], speaker: Int, speed: Float) throws(PiperError) -> [Float] {
+        guard !phonemes.isEmpty else { return [] }
+        slots.wait()
+        defer { slots.signal() }
+        generated.add(1, ordering: .relaxed)
+        var count = Int32(phonemes.count)
+        let audio = phonemes.withUnsafeBufferPointer { scalars in
+            withUnsafePointer(to: &count) { lengths in
+                "".withCString { text in
+                    var settings = SherpaOnnxGenerationConfig()
+                    settings.speed = speed
+                    settings.sid = Int32(speaker)
+                    settings.phoneme_codepoints = scalars.baseAddress
+                    settings.phoneme_codepoints_lens = lengths
+                    settings.phoneme_codepoints_num_sentences = 1
+                    return library.api.OfflineTtsGenerateWithConfig(tts, text, &settings, nil, nil)
+                }
+            }
+        }
+        guard let audio else { throw .generationFailed(files.model.path) }
+        defer { library.api.DestroyOfflineTtsGeneratedAudio(audio) }
+        let samples = UnsafeBufferPointer(start: audio.pointee.samples, count: Int(max(audio.pointee.n, 0)))
+        return Array(samples)
+    }
+}

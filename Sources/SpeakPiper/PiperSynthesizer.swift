@@ -1,0 +1,303 @@
+import Foundation
+import SpeakKit
+import Synchronization
+
+/// A Piper voice's settings in its voice file:
+///
+///     {"name": "joe", "language": "en-US", "engine": "piper",
+///      "piper": {"model": "en_US-joe-medium.onnx", "speaker": 0}}
+///
+/// `model` is a file name looked up in the models directories, or a path.
+public struct PiperVoiceSettings: Codable, Sendable, Equatable {
+    public var model: String
+    /// The speaker of a multi-speaker model: its id, 0 for single-speaker models.
+    public var speaker: Int?
+    /// Overrides the config's `length_scale` (larger is slower); the rate scales it further.
+    public var lengthScale: Double?
+
+    public init(model: String, speaker: Int? = nil, lengthScale: Double? = nil) {
+        self.model = model
+        self.speaker = speaker
+        self.lengthScale = lengthScale
+    }
+}
+
+/// Neural voices: Piper models (VITS, ONNX) run in process by sherpa-onnx's C API, fed the
+/// phonemes piper-tts would feed them (``PiperPhonemizer``).
+///
+/// Text is split into sentences (long ones at clause marks); each is synthesised and handed on
+/// while the next is synthesised on another thread. Each model is loaded once per process, on
+/// first use, and shared by every voice and caller that names it.
+public final class PiperSynthesizer: Synthesizer {
+    public static let engineName = "piper"
+    /// The rate (words per minute) at which a voice speaks at the model's own length scale.
+    public static let normalRate = 175
+    /// Sentences longer than this many phoneme code points are split at clause marks.
+    static let pieceLimit = 300
+
+    public let modelDirectories: [URL]
+    /// Where a model dropped into a models directory unprepared is prepared on first use.
+    public let preparedDirectory: URL
+    private let models = Mutex<[String: ModelSlot]>([:])
+
+    public var features: SynthesisFeatures { [.rate, .volume, .streaming] }
+
+    public init(
+        modelDirectories: [URL] = PiperSynthesizer.defaultModelDirectories(),
+        preparedDirectory: URL = PiperSynthesizer.defaultPreparedDirectory()
+    ) {
+        self.modelDirectories = modelDirectories
+        self.preparedDirectory = preparedDirectory
+    }
+
+    /// `SPEAK_MODELS` (a colon list), `$XDG_DATA_HOME/speak/models`, `<exe>/../share/speak/models`,
+    /// `/usr/local/share/speak/models`, `/usr/share/speak/models`.
+    public static func defaultModelDirectories(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [URL] {
+        var paths = (environment["SPEAK_MODELS"] ?? "").split(separator: ":").map(String.init)
+        paths.append(userModelsDirectory(environment: environment).path)
+        let bin = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        paths.append(bin.appendingPathComponent("../share/speak/models").standardizedFileURL.path)
+        paths += ["/usr/local/share/speak/models", "/usr/share/speak/models"]
+        var seen = Set<String>()
+        return paths.filter { seen.insert($0).inserted }.map { URL(fileURLWithPath: $0) }
+    }
+
+    /// `$XDG_DATA_HOME/speak/models` (`~/.local/share/speak/models`): where `speak voices install` puts models.
+    public static func userModelsDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        xdg("XDG_DATA_HOME", ".local/share", environment).appendingPathComponent("speak/models")
+    }
+
+    /// `$XDG_CACHE_HOME/speak/models`.
+    public static func defaultPreparedDirectory(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL {
+        xdg("XDG_CACHE_HOME", ".cache", environment).appendingPathComponent("speak/models")
+    }
+
+    static func xdg(_ variable: String, _ fallback: String, _ environment: [String: String]) -> URL {
+        if let path = environment[variable], path.hasPrefix("/") { return URL(fileURLWithPath: path) }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(fallback)
+    }
+
+    // MARK: - Models
+
+    /// The model file `voice` names: a path, or a name found in the models directories.
+    public func modelFile(for voice: Voice) throws(PiperError) -> URL {
+        let name = try settings(of: voice).model
+        if name.contains("/") {
+            let url = URL(fileURLWithPath: (name as NSString).expandingTildeInPath)
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw .modelNotFound(url.path, searched: [url.deletingLastPathComponent().path])
+            }
+            return url
+        }
+        let file = name.hasSuffix(".onnx") ? name : name + ".onnx"
+        for directory in modelDirectories {
+            let url = directory.appendingPathComponent(file)
+            if FileManager.default.fileExists(atPath: url.path) { return url }
+        }
+        throw .modelNotFound(file, searched: modelDirectories.map(\.path))
+    }
+
+    func settings(of voice: Voice) throws(PiperError) -> PiperVoiceSettings {
+        do { return try voice.settings(as: PiperVoiceSettings.self) } catch {
+            throw .invalidConfig(voice.name, error.description)
+        }
+    }
+
+    /// The loaded model for `voice`: loaded now if this is the first use of its file in this
+    /// process (callers for the same model meanwhile wait for it), shared after.
+    func model(for voice: Voice) throws(PiperError) -> PiperModel {
+        let file = try modelFile(for: voice).resolvingSymlinksInPath()
+        let slot = models.withLock { models in
+            if let slot = models[file.path] { return slot }
+            let slot = ModelSlot()
+            models[file.path] = slot
+            return slot
+        }
+        return try slot.model.withLock { (loaded: inout PiperModel?) throws(PiperError) -> PiperModel in
+            if let loaded { return loaded }
+            let library = try SherpaOnnxLibrary.shared()
+            let files = try prepared(file)
+            let model = try PiperModel(
+                files: files, config: try PiperVoiceConfig(contentsOf: files.config), library: library)
+            loaded = model
+            return model
+        }
+    }
+
+    /// The model's files ready for sherpa-onnx: as they are when prepared, else a prepared copy in
+    /// ``preparedDirectory`` (made now unless a current one is there).
+    private func prepared(_ model: URL) throws(PiperError) -> PiperVoicePreparation.Prepared {
+        if let prepared = try PiperVoicePreparation.preparedFiles(of: model) { return prepared }
+        let copy = preparedDirectory.appendingPathComponent(model.lastPathComponent)
+        if modified(copy) >= modified(model), let prepared = try? PiperVoicePreparation.preparedFiles(of: copy) {
+            return prepared
+        }
+        return try PiperVoicePreparation.prepare(model: model, into: preparedDirectory)
+    }
+
+    private func modified(_ url: URL) -> Date {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        return attributes?[.modificationDate] as? Date ?? .distantPast
+    }
+
+    /// Not-installed voices by `voice:NAME`, for `/ready`: no model file, no config beside it, or
+    /// no sherpa-onnx runtime. Cheap: nothing is loaded.
+    public func problems(with voices: [Voice]) -> [String: String] {
+        var problems: [String: String] = [:]
+        let runtime = SherpaOnnxLibrary.candidates().contains { FileManager.default.fileExists(atPath: $0) }
+        for voice in voices where voice.engine == Self.engineName {
+            do throws(PiperError) {
+                let model = try modelFile(for: voice)
+                let config = PiperVoicePreparation.configFile(for: model)
+                guard FileManager.default.fileExists(atPath: config.path) else {
+                    throw PiperError.configMissing(model.path)
+                }
+                guard runtime else { throw PiperError.runtimeUnavailable("no libsherpa-onnx-c-api.so") }
+            } catch {
+                problems["voice:\(voice.name)"] = error.description
+            }
+        }
+        return problems
+    }
+
+    /// Whether `voice` can speak here (its model, config and the runtime are installed).
+    public func isInstalled(_ voice: Voice) -> Bool { problems(with: [voice]).isEmpty }
+
+    // MARK: - Synthesis
+
+    public func synthesize(
+        _ text: String, options: SpeechOptions, onProgress: ((Double) -> Void)?, onChunk: (PCMChunk) throws -> Void
+    ) throws {
+        let voice = options.voice
+        let model: PiperModel
+        let settings: PiperVoiceSettings
+        do {
+            settings = try self.settings(of: voice)
+            model = try self.model(for: voice)
+        } catch {
+            throw SynthesisError.engineUnavailable(engine: Self.engineName, reason: "voice '\(voice.name)': \(error)")
+        }
+        let plain = options.ssml ? Self.textOfSSML(text) : text
+        let sentences = try PiperPhonemizer.sentences(plain, voice: model.config.espeakVoice)
+        let ids = model.config.phonemeIDs
+        let pieces = PiperPhonemizer.pieces(sentences, limit: Self.pieceLimit).map { piece in
+            piece.unicodeScalars.filter { ids[$0] != nil }.map { Int32(bitPattern: $0.value) }
+        }.filter { !$0.isEmpty }
+        guard !pieces.isEmpty else { return }
+        let lengthScale = settings.lengthScale.map { $0 / model.config.lengthScale } ?? 1
+        let rate = min(
+            max(options.effectiveRate, SpeechOptions.rateRange.lowerBound), SpeechOptions.rateRange.upperBound)
+        let speed = Float(Double(rate) / Double(Self.normalRate) / lengthScale)
+        let speaker = min(max(settings.speaker ?? 0, 0), max(model.speakers - 1, 0))
+        let gain = Float(options.volume) / 100
+        let rateHz = model.sampleRate
+
+        // One sentence ahead: the next is synthesised while this one is handed on (played, sent).
+        let pipeline = Pipeline(capacity: 1)
+        let producer = Thread {
+            for piece in pieces {
+                guard !pipeline.cancelled else { break }
+                do throws(PiperError) {
+                    pipeline.put(.success(try model.generate(piece, speaker: speaker, speed: speed)))
+                } catch {
+                    pipeline.put(.failure(error))
+                    break
+                }
+            }
+            pipeline.finish()
+        }
+        producer.stackSize = 1 << 20
+        producer.start()
+        defer { pipeline.cancelAndWait() }
+        var done = 0
+        while let next = pipeline.take() {
+            let samples = Self.pcm(try next.get(), gain: gain, sampleRate: rateHz)
+            try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: rateHz)) }
+            done += 1
+            onProgress?(Double(done) / Double(pieces.count))
+        }
+    }
+
+    /// 16-bit PCM of one sentence as piper-tts makes it (peak-normalised), scaled by `gain`, with a
+    /// 2 ms fade at each end so that sentences join without a click.
+    static func pcm(_ audio: [Float], gain: Float, sampleRate: Int) -> [Int16] {
+        let peak = audio.reduce(Float(0)) { max($0, abs($1)) }
+        let scale = peak < 1e-8 ? 0 : gain / peak
+        let fade = min(sampleRate / 500, audio.count / 2)
+        var out = [Int16](repeating: 0, count: audio.count)
+        for index in audio.indices {
+            var value = audio[index] * scale
+            if index < fade { value *= Float(index) / Float(fade) }
+            if audio.count - 1 - index < fade { value *= Float(audio.count - 1 - index) / Float(fade) }
+            out[index] = Int16(max(-1, min(1, value)) * 32767)
+        }
+        return out
+    }
+
+    /// The text of SSML markup: tags dropped, the five XML entities decoded.
+    static func textOfSSML(_ markup: String) -> String {
+        var text = markup.replacing(/<[^>]*>/, with: " ")
+        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'"), ("&amp;", "&")] {
+            text = text.replacingOccurrences(of: entity, with: character)
+        }
+        return text
+    }
+}
+
+/// Where one model file's loaded model lives once loaded; its lock is held while it loads.
+private final class ModelSlot: Sendable {
+    let model = Mutex<PiperModel?>(nil)
+}
+
+/// A bounded hand-over from the synthesising thread to the caller's.
+/// Its state is guarded by `condition`'s lock.
+private final class Pipeline: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queue: [Result<[Float], PiperError>] = []
+    private var finished = false
+    private var isCancelled = false
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    var cancelled: Bool { condition.withLock { isCancelled } }
+
+    /// Waits while `capacity` sentences are waiting to be taken (or until cancelled).
+    func put(_ item: Result<[Float], PiperError>) {
+        condition.withLock {
+            while queue.count >= capacity, !isCancelled { condition.wait() }
+            if !isCancelled { queue.append(item) }
+            condition.broadcast()
+        }
+    }
+
+    func finish() {
+        condition.withLock {
+            finished = true
+            condition.broadcast()
+        }
+    }
+
+    /// The next sentence, or `nil` once the producer has finished and all were taken.
+    func take() -> Result<[Float], PiperError>? {
+        condition.withLock {
+            while queue.isEmpty, !finished { condition.wait() }
+            defer { condition.broadcast() }
+            return queue.isEmpty ? nil : queue.removeFirst()
+        }
+    }
+
+    /// Stops the producer after its current sentence and waits until it has.
+    func cancelAndWait() {
+        condition.withLock {
+            isCancelled = true
+            condition.broadcast()
+            while !finished { condition.wait() }
+        }
+    }
+}

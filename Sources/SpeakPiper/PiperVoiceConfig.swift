@@ -1,0 +1,85 @@
+import Foundation
+
+/// A Piper voice's `.onnx.json`: what the model was trained on and how to run it.
+public struct PiperVoiceConfig: Sendable, Equatable {
+    public var sampleRate: Int
+    /// The espeak-ng voice whose phonemes the model was trained on, e.g. `en-us`.
+    public var espeakVoice: String
+    /// Phoneme (one Unicode scalar) → id.
+    public var phonemeIDs: [Unicode.Scalar: Int]
+    public var noiseScale: Double
+    public var lengthScale: Double
+    public var noiseW: Double
+    public var speakers: Int
+    /// Speaker names → ids, for multi-speaker voices.
+    public var speakerIDs: [String: Int]
+    /// BCP 47 tag, e.g. `en-US`, when the config names one.
+    public var language: String?
+    /// The language's English name (e.g. `English`), for sherpa-onnx's metadata.
+    public var languageName: String?
+
+    /// Reads and checks the config at `url`.
+    public init(contentsOf url: URL) throws(PiperError) {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch { throw .configMissing(url.deletingPathExtension().path) }
+        let raw: Raw
+        do { raw = try JSONDecoder().decode(Raw.self, from: data) } catch {
+            throw .invalidConfig(url.path, "not a Piper voice config (\(error))")
+        }
+        if let type = raw.phoneme_type, type != "espeak" {
+            throw .invalidConfig(url.path, "phoneme_type '\(type)' is not supported (only espeak)")
+        }
+        var ids: [Unicode.Scalar: Int] = [:]
+        for (symbol, numbers) in raw.phoneme_id_map {
+            let scalars = Array(symbol.unicodeScalars)
+            // sherpa-onnx's tokens are single code points; Piper's own maps only use those.
+            guard scalars.count == 1, let id = numbers.first else {
+                throw .invalidConfig(url.path, "phoneme '\(symbol)' is not one code point with one id")
+            }
+            ids[scalars[0]] = id
+        }
+        for required: Unicode.Scalar in ["_", "^", "$"] where ids[required] == nil {
+            throw .invalidConfig(url.path, "phoneme_id_map has no '\(required)'")
+        }
+        guard raw.audio.sample_rate > 0 else { throw .invalidConfig(url.path, "sample_rate must be positive") }
+        sampleRate = raw.audio.sample_rate
+        espeakVoice = raw.espeak.voice
+        phonemeIDs = ids
+        noiseScale = raw.inference?.noise_scale ?? 0.667
+        lengthScale = raw.inference?.length_scale ?? 1
+        noiseW = raw.inference?.noise_w ?? 0.8
+        speakerIDs = raw.speaker_id_map ?? [:]
+        speakers = max(raw.num_speakers ?? 1, speakerIDs.count, 1)
+        language = raw.language?.code.map { $0.replacingOccurrences(of: "_", with: "-") }
+        languageName = raw.language?.name_english
+    }
+
+    /// sherpa-onnx's `tokens.txt`: one `symbol id` line a phoneme, by id.
+    public var tokens: String {
+        phonemeIDs.sorted { $0.value < $1.value }.map { "\($0.key) \($0.value)\n" }.joined()
+    }
+
+    /// The ONNX metadata sherpa-onnx reads to run a Piper model as VITS.
+    var onnxMetadata: [(String, String)] {
+        [
+            ("model_type", "vits"), ("comment", "piper"), ("language", languageName ?? language ?? "English"),
+            ("voice", espeakVoice), ("has_espeak", "1"), ("n_speakers", String(speakers)),
+            ("sample_rate", String(sampleRate)),
+        ]
+    }
+
+    private struct Raw: Decodable {
+        struct Audio: Decodable { var sample_rate: Int }
+        struct Espeak: Decodable { var voice: String }
+        struct Inference: Decodable { var noise_scale: Double?, length_scale: Double?, noise_w: Double? }
+        struct Language: Decodable { var code: String?, name_english: String? }
+        var audio: Audio
+        var espeak: Espeak
+        var inference: Inference?
+        var phoneme_type: String?
+        var phoneme_id_map: [String: [Int]]
+        var num_speakers: Int?
+        var speaker_id_map: [String: Int]?
+        var language: Language?
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// Makes a standard Piper voice (`NAME.onnx` + `NAME.onnx.json`) runnable by sherpa-onnx, never
+/// touching the original: a copy of the model with sherpa-onnx's metadata appended
+/// (``ONNXModelFile``), the config beside it and `NAME.tokens.txt` from its `phoneme_id_map`.
+/// `Scripts/install-piper` does the same for the `joe` voice.
+public enum PiperVoicePreparation {
+    /// The files of a prepared voice.
+    public struct Prepared: Sendable, Equatable {
+        public var model: URL
+        public var config: URL
+        public var tokens: URL
+    }
+
+    /// `NAME.onnx.json` beside `NAME.onnx`.
+    public static func configFile(for model: URL) -> URL { URL(fileURLWithPath: model.path + ".json") }
+
+    /// `NAME.tokens.txt` beside `NAME.onnx`.
+    public static func tokensFile(for model: URL) -> URL {
+        model.deletingPathExtension().appendingPathExtension("tokens.txt")
+    }
+
+    /// The model's files when it is ready for sherpa-onnx as it is (metadata and tokens in place),
+    /// else `nil`. Throws when the model or its config is missing or damaged.
+    public static func preparedFiles(of model: URL) throws(PiperError) -> Prepared? {
+        let config = configFile(for: model)
+        guard FileManager.default.fileExists(atPath: config.path) else { throw .configMissing(model.path) }
+        let voice = try PiperVoiceConfig(contentsOf: config)
+        let metadata = try ONNXModelFile.metadata(of: model)
+        let tokens = tokensFile(for: model)
+        guard metadata["sample_rate"] != nil, metadata["comment"] != nil,
+            let written = try? String(contentsOf: tokens, encoding: .utf8), written == voice.tokens
+        else { return nil }
+        return Prepared(model: model, config: config, tokens: tokens)
+    }
+
+    /// Prepares `model` into `directory` (created if need be) and returns the prepared files.
+    /// A model that is already prepared there is left as it is. Files are written under a
+    /// temporary name and renamed into place.
+    @discardableResult
+    public static func prepare(model: URL, into directory: URL) throws(PiperError) -> Prepared {
+        let model = model.standardizedFileURL
+        let config = configFile(for: model)
+        guard FileManager.default.fileExists(atPath: config.path) else { throw .configMissing(model.path) }
+        let voice = try PiperVoiceConfig(contentsOf: config)
+        let metadata = try ONNXModelFile.metadata(of: model)
+        let target = directory.appendingPathComponent(model.lastPathComponent).standardizedFileURL
+        let prepared = Prepared(model: target, config: configFile(for: target), tokens: tokensFile(for: target))
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch { throw .cannotWrite(directory.path, error.localizedDescription) }
+        let missing = voice.onnxMetadata.filter { metadata[$0.0] == nil }
+        if target != model {
+            try write(prepared.model) { handle in
+                let source = try FileHandle(forReadingFrom: model)
+                defer { try? source.close() }
+                while let block = try source.read(upToCount: 1 << 22), !block.isEmpty {
+                    try handle.write(contentsOf: block)
+                }
+                try handle.write(contentsOf: ONNXModelFile.metadataEntries(missing))
+            }
+            try write(prepared.config) { try $0.write(contentsOf: Data(contentsOf: config)) }
+        } else if !missing.isEmpty {
+            // Preparing in place would change the user's file: refuse, as the caller asked for it here.
+            throw .cannotWrite(target.path, "the model would be changed in place; prepare it into another directory")
+        }
+        try write(prepared.tokens) { try $0.write(contentsOf: Data(voice.tokens.utf8)) }
+        return prepared
+    }
+
+    /// The Piper voices (`*.onnx` with an `.onnx.json` beside) in `directory`, or `directory`
+    /// itself when it is a model file.
+    public static func models(at path: URL) -> [URL] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else { return [] }
+        guard isDirectory.boolValue else { return [path] }
+        let files = (try? FileManager.default.contentsOfDirectory(at: path, includingPropertiesForKeys: nil)) ?? []
+        return files.filter { $0.pathExtension == "onnx" && FileManager.default.fileExists(atPath: $0.path + ".json") }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }
+
+    private static func write(_ url: URL, _ body: (FileHandle) throws -> Void) throws(PiperError) {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid())")
+        do {
+            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+                throw CocoaError(.fileWriteNoPermission)
+            }
+            let handle = try FileHandle(forWritingTo: temporary)
+            do {
+                try body(handle)
+                try handle.close()
+            } catch {
+                try? handle.close()
+                throw error
+            }
+            guard rename(temporary.path, url.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno)!) }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw .cannotWrite(url.path, error.localizedDescription)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import SpeakCLI
+import SpeakKit
+import SpeakPiper
+
+/// `speak voices install`: makes a Piper voice a user brings speak here.
+enum VoicesCommand {
+    static let help = """
+        speak voices: manage neural (Piper) voices.
+
+        usage: speak voices install FILE.onnx|DIR [--name NAME] [--speaker N|NAME]
+                                  [--models-dir DIR] [--voices-dir DIR]
+
+        Prepares each Piper voice (NAME.onnx with NAME.onnx.json beside it; every one in DIR) for
+        sherpa-onnx: a copy of the model with the metadata it reads and NAME.tokens.txt, in
+        --models-dir (default $XDG_DATA_HOME/speak/models), and writes a voice file for it in
+        --voices-dir (default $XDG_DATA_HOME/speak/voices). The original files are not changed.
+        The voice is named after the model (en_US-joe-medium → joe) unless --name says otherwise.
+        """
+
+    static func main(_ arguments: [String]) -> Int32 {
+        runReporting {
+            var remaining = arguments[...]
+            guard let action = remaining.popFirst(), action != "-h", action != "--help" else {
+                throw HelpRequested(text: help)
+            }
+            guard action == "install" else { throw UsageError("unknown action '\(action)' (speak voices --help)") }
+            var paths: [String] = []
+            var name: String?
+            var speaker: String?
+            var models = PiperSynthesizer.userModelsDirectory()
+            var voices = userVoicesDirectory()
+            while let argument = remaining.popFirst() {
+                switch argument {
+                case "--name": name = try value(&remaining, argument)
+                case "--speaker": speaker = try value(&remaining, argument)
+                case "--models-dir": models = URL(fileURLWithPath: try value(&remaining, argument))
+                case "--voices-dir": voices = URL(fileURLWithPath: try value(&remaining, argument))
+                case "-h", "--help": throw HelpRequested(text: help)
+                case let option where option.hasPrefix("-"):
+                    throw UsageError("unknown option \(option) (speak voices --help)")
+                default: paths.append(argument)
+                }
+            }
+            guard !paths.isEmpty else { throw UsageError("speak voices install needs a FILE.onnx or a directory") }
+            let found = paths.map { ($0, PiperVoicePreparation.models(at: URL(fileURLWithPath: $0))) }
+            if let (path, _) = found.first(where: { $0.1.isEmpty }) {
+                throw InputError(code: .noInput, message: "no Piper voice (NAME.onnx with NAME.onnx.json) at \(path)")
+            }
+            let files = found.flatMap(\.1)
+            if name != nil, files.count > 1 { throw UsageError("--name names one voice, not \(files.count)") }
+            for file in files {
+                let line = try install(file, name: name, speaker: speaker, models: models, voices: voices)
+                print(line)
+            }
+        }
+    }
+
+    /// Prepares `model`, writes its voice file, and returns the line that reports it.
+    static func install(_ model: URL, name: String?, speaker: String?, models: URL, voices: URL) throws -> String {
+        let prepared: PiperVoicePreparation.Prepared
+        let config: PiperVoiceConfig
+        do {
+            prepared = try PiperVoicePreparation.prepare(model: model, into: models)
+            config = try PiperVoiceConfig(contentsOf: prepared.config)
+        } catch {
+            switch error {
+            case .cannotWrite: throw InputError(code: .cannotCreate, message: error.description)
+            case .configMissing: throw InputError(code: .noInput, message: error.description)
+            default: throw InputError(code: .dataError, message: error.description)
+            }
+        }
+        var speakerID = 0
+        if let speaker {
+            guard let id = Int(speaker) ?? config.speakerIDs[speaker], id >= 0, id < config.speakers else {
+                let names = config.speakerIDs.keys.sorted().prefix(10).joined(separator: ", ")
+                let known = "0–\(config.speakers - 1)" + (names.isEmpty ? "" : ": \(names)")
+                throw UsageError("no speaker '\(speaker)' in \(model.lastPathComponent) (\(known))")
+            }
+            speakerID = id
+        }
+        let voiceName = name ?? defaultName(of: model)
+        let language = config.language ?? config.espeakVoice
+        let voice = Voice(
+            name: voiceName, language: language, engine: PiperSynthesizer.engineName,
+            description: "Piper voice \(prepared.model.deletingPathExtension().lastPathComponent)"
+                + (config.speakers > 1 ? ", speaker \(speakerID) of \(config.speakers)" : "") + ".",
+            settings: .object([
+                "model": .string(prepared.model.lastPathComponent), "speaker": .number(Double(speakerID)),
+            ]))
+        let file = voices.appendingPathComponent("\(voiceName).json")
+        do {
+            try FileManager.default.createDirectory(at: voices, withIntermediateDirectories: true)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try encoder.encode(voice).write(to: file, options: .atomic)
+        } catch {
+            throw InputError(code: .cannotCreate, message: "cannot write \(file.path): \(error.localizedDescription)")
+        }
+        return "installed voice '\(voiceName)' (\(language)): \(file.path) → \(prepared.model.path)"
+    }
+
+    /// `en_US-joe-medium.onnx` → `joe`: Piper's LANG_REGION-NAME-QUALITY, else the file's name.
+    static func defaultName(of model: URL) -> String {
+        let parts = model.deletingPathExtension().lastPathComponent.split(separator: "-")
+        return parts.count == 3 ? String(parts[1]) : model.deletingPathExtension().lastPathComponent
+    }
+
+    /// `$XDG_DATA_HOME/speak/voices`.
+    static func userVoicesDirectory() -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["XDG_DATA_HOME"], path.hasPrefix("/") {
+            return URL(fileURLWithPath: path).appendingPathComponent("speak/voices")
+        }
+        let home = URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory())
+        return home.appendingPathComponent(".local/share/speak/voices")
+    }
+
+    static func value(_ remaining: inout ArraySlice<String>, _ flag: String) throws -> String {
+        guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
+        return next
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import SpeakKit
+import Testing
+
+@testable import SpeakPiper
+
+/// The built speak and speak-full with Piper voices, run as a user runs them.
+@Suite("Piper from the command line", .serialized)
+struct CommandTests {
+    let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("piper-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    var full: String { Command.products.appendingPathComponent("speak-full").path }
+    var light: String { Command.products.appendingPathComponent("speak").path }
+
+    /// The shared libraries a command maps, from the dynamic linker's own account.
+    func loaded(_ arguments: [String]) throws -> [String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_DEBUG"] = "files"
+        let result = try Command.run(arguments, environment: environment)
+        #expect(result.status == 0, "\(result.stderr.suffix(500))")
+        return result.stderr.split(separator: "\n").filter { $0.contains("calling init:") }.map(String.init)
+    }
+
+    @Test("no command loads ONNX Runtime or sherpa-onnx unless a Piper voice speaks")
+    func loadsRuntimeOnlyForPiper() throws {
+        let output = scratch.appendingPathComponent("x.wav").path
+        let runtime = ["libonnxruntime", "libsherpa-onnx"]
+        for command in [
+            [light, "-o", output, "Build passed"], [full, "-o", output, "Build passed"], [light, "-v", "?"],
+        ] {
+            let libraries = try loaded(command)
+            #expect(!libraries.isEmpty)
+            #expect(!libraries.contains { line in runtime.contains { line.contains($0) } }, "\(command)")
+        }
+        let piper = try loaded([full, "-v", "joe", "-o", output, "Build passed"])
+        #expect(runtime.allSatisfy { name in piper.contains { $0.contains(name) } })
+    }
+
+    @Test("speak -v joe writes WAV and MP3 at the model's rate; light speak hands joe to speak-full")
+    func writesFiles() throws {
+        for (executable, name) in [(light, "joe.wav"), (full, "joe.mp3")] {
+            let output = scratch.appendingPathComponent(name)
+            let result = try Command.run([executable, "-v", "joe", "-o", output.path, SynthesisTests.sentence])
+            #expect(result.status == 0, "\(result.stderr)")
+            let pcm = try PCMBuffer(audio: Data(contentsOf: output))
+            #expect(pcm.sampleRate == 22050)
+            #expect(pcm.duration > 1.5 && pcm.duration < 4.5, "\(pcm.duration) s")
+        }
+    }
+
+    @Test("a voice whose model is not installed fails in one line naming the install command")
+    func notInstalled() throws {
+        try Data(#"{"name":"ghost","language":"en-US","engine":"piper","piper":{"model":"en_US-ghost.onnx"}}"#.utf8)
+            .write(to: scratch.appendingPathComponent("ghost.json"))
+        let output = scratch.appendingPathComponent("ghost.wav").path
+        let result = try Command.run([full, "--voices-dir", scratch.path, "-v", "ghost", "-o", output, "Boo"])
+        #expect(result.status != 0)
+        #expect(
+            result.stderr.hasPrefix("speak: ") && result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("not installed") && result.stderr.contains("Scripts/install-piper"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    @Test("speak voices install prepares a user's Piper voice; it then speaks by its name")
+    func installsVoice() throws {
+        let incoming = scratch.appendingPathComponent("incoming")
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        let model = try Joe.original(named: "en_US-sam-medium.onnx", in: incoming)
+        let before = try Data(contentsOf: model)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = scratch.appendingPathComponent("data").path
+        let installed = try Command.run([full, "voices", "install", incoming.path], environment: environment)
+        #expect(installed.status == 0, "\(installed.stderr)")
+        #expect(String(decoding: installed.stdout, as: UTF8.self).contains("installed voice 'sam' (en-US)"))
+        #expect(try Data(contentsOf: model) == before)
+        let voices = scratch.appendingPathComponent("data/speak/voices")
+        let voice = try JSONDecoder().decode(
+            Voice.self, from: Data(contentsOf: voices.appendingPathComponent("sam.json")))
+        #expect(voice.engine == "piper" && voice.language == "en-US")
+        #expect(
+            try voice.settings(as: PiperVoiceSettings.self)
+                == PiperVoiceSettings(model: "en_US-sam-medium.onnx", speaker: 0))
+        let prepared = scratch.appendingPathComponent("data/speak/models/en_US-sam-medium.onnx")
+        #expect(try PiperVoicePreparation.preparedFiles(of: prepared) != nil)
+
+        let output = scratch.appendingPathComponent("sam.wav")
+        let spoken = try Command.run(
+            [full, "--voices-dir", voices.path, "-v", "sam", "-o", output.path, "Hello there."],
+            environment: environment)
+        #expect(spoken.status == 0, "\(spoken.stderr)")
+        #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 0.5)
+
+        let missing = try Command.run([full, "voices", "install", scratch.appendingPathComponent("none").path])
+        #expect(missing.status == 66 && missing.stderr.contains("no Piper voice"))
+    }
+}
