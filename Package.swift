@@ -52,7 +52,8 @@ let package = Package(
         // The command line: `speak` is small and fast; it hands what it does not carry over to
         // `speak-full` (as git hands `git foo` to `git-foo`).
         .target(name: "SpeakCLI", dependencies: ["SpeakKit"]),
-        .executableTarget(name: "speak", dependencies: ["SpeakCLI"], linkerSettings: staticRuntime),
+        // Piper voices are in the light speak too: sherpa-onnx is dlopened only when one speaks.
+        .executableTarget(name: "speak", dependencies: ["SpeakCLI", "SpeakPiper"], linkerSettings: staticRuntime),
         .executableTarget(
             name: "speak-full",
             dependencies: [

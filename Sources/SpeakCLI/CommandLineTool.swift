@@ -1,6 +1,7 @@
 import SpeakKit
 
-/// What one `speak` executable carries: the light one espeak-ng only, `speak-full` every engine.
+/// What one `speak` executable carries: the light one the local engines (espeak-ng, Piper voices),
+/// `speak-full` every engine.
 package struct CommandLineTool: Sendable {
     package var synthesizers: SynthesizerRegistry
     /// `speak --remote URL "text"`: has another machine's `speak serve` say it (URL, token, text).
@@ -13,12 +14,4 @@ package struct CommandLineTool: Sendable {
         self.synthesizers = synthesizers
         self.speakRemotely = speakRemotely
     }
-
-    /// The light `speak`.
-    package static let light = CommandLineTool(synthesizers: .espeakOnly)
-}
-
-extension SynthesizerRegistry {
-    /// espeak-ng in this process: what the light `speak` carries.
-    package static let espeakOnly = SynthesizerRegistry([EspeakSynthesizer.engineName: { try EspeakSynthesizer.shared() }])
 }

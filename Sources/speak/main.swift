@@ -1,13 +1,21 @@
 import Foundation
 import SpeakCLI
+import SpeakKit
+import SpeakPiper
 
-// The light `speak`: espeak-ng voices, files and listings here; everything else in speak-full.
+// The light `speak`: espeak-ng and Piper voices, files and listings here; everything else in
+// speak-full. (Engines are registered here and in Sources/speak-full/Engines.swift.)
+let light = CommandLineTool(
+    synthesizers: SynthesizerRegistry([
+        EspeakSynthesizer.engineName: { try EspeakSynthesizer.shared() },
+        PiperSynthesizer.engineName: { PiperSynthesizer() },
+    ]))
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
-case "serve", "transcribe", "record", "ask":
+case "serve", "transcribe", "record", "ask", "voices":
     Handover.toFullExecutable(arguments, because: "speak \(arguments[0])")
 case "worker" where arguments.count == 1:
     exit(SynthesisWorkerCommand.main())
 default:
-    exit(SpeakCommand.main(arguments, tool: .light))
+    exit(SpeakCommand.main(arguments, tool: light))
 }
