@@ -10,8 +10,6 @@ package final class OutputFile {
     package let handle: FileHandle
     /// The path as given, for messages.
     package let path: String
-    /// False for a FIFO or a device: written in place, possibly unable to seek.
-    package let isRegular: Bool
     private let destination: String
     private let temporary: String?
     private var committed = false
@@ -31,7 +29,6 @@ package final class OutputFile {
                 throw Self.cannotWrite(path)
             }
             handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-            isRegular = false
             destination = path
             temporary = nil
             return
@@ -51,7 +48,6 @@ package final class OutputFile {
         fchmod(descriptor, exists ? status.st_mode & 0o7777 : 0o644)
         temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        isRegular = true
     }
 
     /// Runs `body`, which writes to `handle`, turning a failed write (`/dev/full`, a full disk, a
