@@ -2,16 +2,15 @@ import SpeakKit
 internal import CFFmpeg
 
 /// A failure reported by FFmpeg's libraries (libavformat, libavcodec, libswresample, libavutil).
-public struct FFmpegError: Error, CustomStringConvertible, Sendable {
+public struct FFmpegError: CLibraryCodes {
+    public static let library = "FFmpeg"
     /// The `AVERROR` code: a negated errno or an FFmpeg tag such as `AVERROR_INVALIDDATA`.
     public let code: Int32
     public let function: String
     /// `av_strerror`'s text for the code.
     public let message: String
 
-    public var description: String { "FFmpeg: \(function) failed: \(message) (code \(code))" }
-
-    init(code: Int32, function: String) {
+    public init(code: Int32, function: String) {
         self.code = code
         self.function = function
         message = Self.message(code)
@@ -26,12 +25,8 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable {
 
     static func outOfMemory(_ function: String) -> FFmpegError { FFmpegError(code: enomem, function: function) }
 
-    /// The result of a call that returns a count or an `AVERROR`, as a count.
-    @discardableResult
-    static func check(_ code: Int32, _ function: String) throws(FFmpegError) -> Int32 {
-        guard code >= 0 else { throw FFmpegError(code: code, function: function) }
-        return code
-    }
+    /// A call returns a count, or a negative `AVERROR`.
+    public static func isFailure(_ code: Int32) -> Bool { code < 0 }
 
     static let again = speak_averror_eagain()
     static let endOfFile = speak_averror_eof()

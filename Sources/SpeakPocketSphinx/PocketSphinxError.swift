@@ -2,7 +2,8 @@ import SpeakKit
 /// A failure reported by pocketsphinx, with the C function that returned it.
 ///
 /// pocketsphinx explains its failures only in its log, which speak silences, so `message` is ours.
-public struct PocketSphinxError: Error, CustomStringConvertible, Sendable {
+public struct PocketSphinxError: CLibraryError {
+    public static let library = "pocketsphinx"
     public let code: Int32
     public let function: String
     public let message: String
@@ -20,8 +21,6 @@ public struct PocketSphinxError: Error, CustomStringConvertible, Sendable {
         self.unknownWords = unknownWords
         self.unsupportedLanguage = unsupportedLanguage
     }
-
-    public var description: String { "pocketsphinx: \(function) failed: \(message) (code \(code))" }
 
     /// Words the recogniser cannot listen for, as one error that names them all.
     static func unknownWords(_ words: [String]) -> PocketSphinxError {

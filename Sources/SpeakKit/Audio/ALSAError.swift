@@ -2,7 +2,9 @@ import Foundation
 internal import CALSA
 
 /// A failure reported by ALSA, with `snd_strerror`'s message.
-public struct ALSAError: Error, CustomStringConvertible, Sendable {
+/// It names the device too, so it keeps its own `check`.
+public struct ALSAError: CLibraryError {
+    public static let library = "ALSA"
     /// The negative errno ALSA returned.
     public let code: Int32
     public let function: String

@@ -2,22 +2,20 @@ import Foundation
 internal import CMpg123
 
 /// A failure reported by libmpg123.
-public struct MPG123Error: Error, CustomStringConvertible, Sendable {
+public struct MPG123Error: CLibraryCodes {
+    public static let library = "mpg123"
     public let code: Int32
     public let function: String
     public let message: String
 
-    public var description: String { "mpg123: \(function) failed: \(message) (code \(code))" }
-
-    init(code: Int32, function: String) {
+    public init(code: Int32, function: String) {
         self.code = code
         self.function = function
         message = String(cString: mpg123_plain_strerror(code))
     }
 
-    static func check(_ code: Int32, _ function: String) throws(MPG123Error) {
-        guard code == MPG123_OK.rawValue else { throw MPG123Error(code: code, function: function) }
-    }
+    /// Anything but `MPG123_OK` fails.
+    public static func isFailure(_ code: Int32) -> Bool { code != MPG123_OK.rawValue }
 }
 
 /// MP3 decoding on libmpg123 in feed mode: whole files, bytes in memory, or a stream fed in pieces

@@ -2,16 +2,17 @@ import Foundation
 internal import CLame
 
 /// A failure reported by LAME.
-public struct LameError: Error, CustomStringConvertible, Sendable {
+public struct LameError: CLibraryCodes {
+    public static let library = "LAME"
     public let code: Int32
     public let function: String
     public let message: String
 
-    public var description: String { "LAME: \(function) failed: \(message) (code \(code))" }
-
-    static func check(_ code: Int32, _ function: String) throws(LameError) -> Int {
-        guard code < 0 else { return Int(code) }
-        let message =
+    /// LAME returns a byte count, or a negative code on failure.
+    public init(code: Int32, function: String) {
+        self.code = code
+        self.function = function
+        message =
             switch code {
             case -1: "output buffer too small"
             case -2: "out of memory"
@@ -19,8 +20,9 @@ public struct LameError: Error, CustomStringConvertible, Sendable {
             case -4: "psychoacoustic model failed"
             default: "invalid parameters"
             }
-        throw LameError(code: code, function: function, message: message)
     }
+
+    public static func isFailure(_ code: Int32) -> Bool { code < 0 }
 }
 
 /// MP3 output settings: mono, constant bit rate.
@@ -46,7 +48,7 @@ public final class MP3Encoder {
     /// straight to a file or a socket. (At 32 kbps LAME's tag does not fit in a frame anyway, so
     /// decoders keep LAME's ~50 ms encoder delay as leading silence.)
     public init(inputRate: Int, settings: MP3Settings = .init()) throws(LameError) {
-        guard let lame = lame_init() else { throw LameError(code: -2, function: "lame_init", message: "out of memory") }
+        guard let lame = lame_init() else { throw LameError(code: -2, function: "lame_init") }
         self.lame = lame
         lame_set_in_samplerate(lame, Int32(inputRate))
         lame_set_out_samplerate(lame, Int32(settings.sampleRate))
@@ -77,14 +79,14 @@ public final class MP3Encoder {
                 lame_encode_buffer(lame, input.baseAddress, nil, Int32(input.count), &output, Int32(output.count)),
                 "lame_encode_buffer")
         }
-        return Data(output.prefix(count))
+        return Data(output.prefix(Int(count)))
     }
 
     /// Flushes the last frames.
     public func finish() throws(LameError) -> Data {
         var output = [UInt8](repeating: 0, count: 7200)
         let count = try LameError.check(lame_encode_flush(lame, &output, Int32(output.count)), "lame_encode_flush")
-        return Data(output.prefix(count))
+        return Data(output.prefix(Int(count)))
     }
 
     /// A whole file from PCM.

@@ -1,20 +1,26 @@
 /// A failure reported by libespeak-ng, with the C function that returned it.
-public struct EspeakError: Error, CustomStringConvertible, Sendable {
+public struct EspeakError: CLibraryCodes {
+    public static let library = "espeak-ng"
     public let code: Int32
     public let function: String
     public let message: String
 
-    public var description: String { "espeak-ng: \(function) failed: \(message) (code \(code))" }
+    public init(code: Int32, function: String, message: String) {
+        self.code = code
+        self.function = function
+        self.message = message
+    }
 
-    /// Turns an `espeak_ERROR` value into success or an `EspeakError`.
-    static func check(_ code: Int32, _ function: String) throws(EspeakError) {
-        guard code != 0 else { return }
+    /// An `espeak_ERROR` value: anything but `EE_OK` (0) fails.
+    public init(code: Int32, function: String) {
         let message =
             switch code {
             case 1: "buffer full"
             case 2: "not found"
             default: "internal error"
             }
-        throw EspeakError(code: code, function: function, message: message)
+        self.init(code: code, function: function, message: message)
     }
+
+    public static func isFailure(_ code: Int32) -> Bool { code != 0 }
 }
