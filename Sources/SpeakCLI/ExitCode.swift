@@ -30,6 +30,12 @@ package enum ExitCode: Int32 {
         case let error as AudioFileError: (.dataError, error.description)
         case is PlaybackInterrupted: (.interrupted, "interrupted")
         case let error as PlaybackBusy: (.busy, "device busy: \(error.reason); try again, or drop --no-wait to take turns")
+        case let error as SynthesisError:
+            switch error {
+            case .engineUnavailable: (.noInput, error.description)
+            case .modelDamaged: (.dataError, error.description)
+            case .engineNotCarried: (.unavailable, error.description)
+            }
         case let error as PlaybackError:
             switch error {
             case .deviceBusy(let device, let reason):

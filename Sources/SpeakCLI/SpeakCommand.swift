@@ -233,11 +233,15 @@ package struct SpeakCommand {
 }
 
 extension VoiceCatalog {
-    /// The shipped voices, then `$SPEAK_VOICES` (colon-separated), then `directory`: later files
+    /// The shipped voices, then the user's (`$XDG_DATA_HOME/speak/voices`, where `speak voices
+    /// install` writes), then `$SPEAK_VOICES` (colon-separated), then `directory`: later files
     /// replace earlier voices of the same name.
     package static func standard(adding directory: String?) throws -> VoiceCatalog {
-        let environment = ProcessInfo.processInfo.environment["SPEAK_VOICES"]?.split(separator: ":").map(String.init) ?? []
-        let directories = [shippedDirectory()?.path].compactMap { $0 } + environment + [directory].compactMap { $0 }
+        let environment = ProcessInfo.processInfo.environment
+        let listed = environment["SPEAK_VOICES"]?.split(separator: ":").map(String.init) ?? []
+        let data = environment["XDG_DATA_HOME"] ?? ((environment["HOME"] ?? "/tmp") + "/.local/share")
+        let user = [data + "/speak/voices"].filter { FileManager.default.fileExists(atPath: $0) }
+        let directories = [shippedDirectory()?.path].compactMap { $0 } + user + listed + [directory].compactMap { $0 }
         return try VoiceCatalog(directories: directories.map { URL(fileURLWithPath: $0) })
     }
 }

@@ -180,7 +180,11 @@ public final class PiperSynthesizer: Synthesizer {
             settings = try self.settings(of: voice)
             model = try self.model(for: voice)
         } catch {
-            throw SynthesisError.engineUnavailable(engine: Self.engineName, reason: "voice '\(voice.name)': \(error)")
+            let reason = "voice '\(voice.name)': \(error)"
+            switch error {
+            case .corruptModel, .invalidConfig, .loadFailed: throw SynthesisError.modelDamaged(engine: Self.engineName, reason: reason)
+            default: throw SynthesisError.engineUnavailable(engine: Self.engineName, reason: reason)
+            }
         }
         let plain = options.ssml ? Self.textOfSSML(text) : text
         let sentences = try PiperPhonemizer.sentences(plain, voice: model.config.espeakVoice)

@@ -162,6 +162,8 @@ public final class SpeechService: Sendable {
                 }
             })
         }
+        // A voice that cannot speak here is a 503 now, not a 200 cut off after its headers.
+        if case .failure(let error)? = engine.availability(of: order.voice) { throw error }
         return HTTPResponse(headers: headers, body: .stream { [engine] write in try engine.encodeReply(request, write: write) })
     }
 
@@ -215,7 +217,8 @@ public final class SpeechService: Sendable {
             checks.merge(synthesizer.problems(with: voices)) { first, _ in first }
         }
         if let problem = engine.cacheProblem { checks["cache"] = problem }
-        let ready = checks.values.allSatisfy { $0 == "ok" }
+        // A voice whose model is missing answers 503 itself; the server is ready without it.
+        let ready = checks.allSatisfy { $0.key.hasPrefix("voice:") || $0.value == "ok" }
         return .json(["ready": ready, "checks": checks], status: ready ? 200 : 503)
     }
 }

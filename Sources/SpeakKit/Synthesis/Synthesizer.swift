@@ -44,6 +44,7 @@ public protocol Synthesizer: Sendable {
 
     /// What stops these voices (all of this engine) from speaking now, by check name, for a
     /// server's `/ready`: an unreachable upstream, a model that is not installed. Empty when fine.
+    /// A check named `voice:NAME` concerns that voice only: the server stays ready without it.
     func problems(with voices: [Voice]) -> [String: String]
 
     /// The reply already encoded in `format`, for an engine that receives encoded audio (an
@@ -94,11 +95,14 @@ public enum SynthesisError: Error, Equatable, CustomStringConvertible {
     case engineNotCarried(String)
     /// The engine's model or runtime is not installed; the message names what to install.
     case engineUnavailable(engine: String, reason: String)
+    /// The engine's model is there but damaged (truncated, not a model, a bad config).
+    case modelDamaged(engine: String, reason: String)
 
     public var description: String {
         switch self {
         case .engineNotCarried(let engine): "the '\(engine)' engine is not available in this program"
         case .engineUnavailable(let engine, let reason): "the '\(engine)' engine is not available: \(reason)"
+        case .modelDamaged(let engine, let reason): "the '\(engine)' engine's model is damaged: \(reason)"
         }
     }
 }
