@@ -20,27 +20,53 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         public var maxConcurrentCalls: Int
         /// 1 decodes greedily (with best-of-5 sampling on temperature fallback); more is beam search.
         public var beamSize: Int
-        /// Fit the encoder's window to the audio (`audio_ctx`) instead of always encoding 30 s.
-        public var fitAudioContext: Bool
-        /// Encoder frames (20 ms each) added after the audio when the window is fitted: whisper
-        /// needs a little room after the last word to end its segment.
-        public var audioContextPadding: Int
+        /// How much the encoder looks at for audio shorter than 30 s.
+        public var encoderWindow: EncoderWindow
         /// How far the heard text may be from the closest expected phrase and still count as it:
         /// the edit distance over the longer length, 0...1.
         public var phraseTolerance: Double
+        /// How expected phrases are listened for.
+        public var phraseMode: PhraseMode
 
         public init(
             threads: Int? = nil, maxConcurrentCalls: Int = ProcessInfo.processInfo.activeProcessorCount,
-            beamSize: Int = 1, fitAudioContext: Bool = true, audioContextPadding: Int = 64,
-            phraseTolerance: Double = 0.34
+            beamSize: Int = 1, encoderWindow: EncoderWindow = .fitted(padding: 500, minimum: 0),
+            phraseTolerance: Double = 0.34, phraseMode: PhraseMode = .closestMatch
         ) {
             self.threads = threads
             self.maxConcurrentCalls = maxConcurrentCalls
             self.beamSize = beamSize
-            self.fitAudioContext = fitAudioContext
-            self.audioContextPadding = audioContextPadding
+            self.encoderWindow = encoderWindow
             self.phraseTolerance = phraseTolerance
+            self.phraseMode = phraseMode
         }
+    }
+
+    /// whisper.cpp's encoder always takes 30 s; `audio_ctx` (encoder frames of 20 ms, 1500 in all)
+    /// shortens it, and with it the cost, for short audio.
+    public enum EncoderWindow: Sendable, Equatable {
+        /// Always 30 s, as the models were trained (and as faster-whisper does).
+        case full
+        /// The audio's own length plus `padding` frames (room after the last word to end the
+        /// segment), at least `minimum` frames. Much faster for short clips, a little less accurate.
+        case fitted(padding: Int, minimum: Int)
+
+        /// The `audio_ctx` for `samples` at 16 kHz; 0 is whisper's full window.
+        func audioContext(samples: Int, full: Int) -> Int32 {
+            guard case .fitted(let padding, let minimum) = self else { return 0 }
+            let frames = (samples + 319) / 320
+            let fitted = max(minimum, frames + padding)
+            return fitted >= full ? 0 : Int32(fitted)
+        }
+    }
+
+    /// Two ways to get exactly one of the expected phrases out of Whisper.
+    public enum PhraseMode: Sendable, Equatable {
+        /// Transcribe freely, with the phrases as the prompt, then take the closest phrase within
+        /// ``Configuration/phraseTolerance``, or nothing.
+        case closestMatch
+        /// Constrain the decoder with a whisper.cpp grammar of the phrases, then match as above.
+        case grammar
     }
 
     public let model: WhisperModel
@@ -97,10 +123,13 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         var transcript = try transcribeWindows(audio, options: options, language: language, lease: lease)
         if let phrases {
             let answer = ExpectedPhrases.closest(to: transcript.text, among: phrases, tolerance: configuration.phraseTolerance)
-            let span = transcript.segments.isEmpty ? nil : (transcript.segments.first!.start, transcript.segments.last!.end)
             transcript.text = answer ?? ""
-            transcript.segments = answer.flatMap { text in span.map { [Transcript.Segment(start: $0.0, end: $0.1, text: text)] } } ?? []
-            if answer == nil { transcript.words = [] }
+            if let answer, let first = transcript.segments.first, let last = transcript.segments.last {
+                transcript.segments = [Transcript.Segment(start: first.start, end: last.end, text: answer)]
+            } else {
+                transcript.segments = []
+                transcript.words = []
+            }
         }
         return transcript
     }
@@ -155,8 +184,12 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
                 // Spelling the answers in the prompt makes whisper write them the same way.
                 prompt = phrases.joined(separator: ", ") + "."
             }
+            let grammar = options.expectedPhrases.flatMap { phrases in
+                configuration.phraseMode == .grammar ? PhraseGrammar(phrases: phrases) : nil
+            }
             let (found, detected) = try decode(
-                pcm, lease: lease, language: language, prompt: prompt, options: options, singlePass: !isLast)
+                pcm, lease: lease, language: language, prompt: prompt, grammar: grammar, options: options,
+                singlePass: !isLast)
             language = language ?? detected
             let length = (end - start) / (rate / 100)
             let (kept, advance) = isLast ? (found.count, length) : Self.cut(found, windowLength: length)
@@ -215,7 +248,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
 
     private func decode(
         _ pcm: [Float], lease: WhisperStatePool.Lease, language: String?, prompt: String,
-        options: TranscriptionOptions, singlePass: Bool
+        grammar: PhraseGrammar?, options: TranscriptionOptions, singlePass: Bool
     ) throws(WhisperError) -> ([WindowSegment], String?) {
         let ctx = context.pointer
         let state = lease.state
@@ -232,10 +265,10 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         params.suppress_nst = true
         params.token_timestamps = options.wordTimestamps
         if let temperature = options.temperature { params.temperature = Float(min(1, max(0, temperature))) }
-        if configuration.fitAudioContext {
-            let frames = (pcm.count + 319) / 320
-            let full = Int(whisper_model_n_audio_ctx(ctx))
-            params.audio_ctx = Int32(min(full, frames + configuration.audioContextPadding))
+        // Language detection needs the whole window: a shortened one took English for Finnish.
+        if language != nil {
+            params.audio_ctx = configuration.encoderWindow.audioContext(
+                samples: pcm.count, full: Int(whisper_model_n_audio_ctx(ctx)))
         }
         // A window that is not the last is decoded once: what whisper would decode next lies
         // partly beyond the window, and is the next window's start.
@@ -246,12 +279,29 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
             params.encoder_begin_callback = firstEncodeOnly
             params.encoder_begin_callback_user_data = UnsafeMutableRawPointer(encodes)
         }
+        // The grammar's rules, in memory that stays put for the call.
+        let rules = (grammar?.rules ?? []).map { rule in
+            let elements = UnsafeMutablePointer<whisper_grammar_element>.allocate(capacity: rule.count)
+            for (index, element) in rule.enumerated() {
+                elements[index] = whisper_grammar_element(type: whisper_gretype(element.type), value: element.value)
+            }
+            return UnsafePointer(elements)
+        }
+        defer { rules.forEach { UnsafeMutablePointer(mutating: $0).deallocate() } }
         let code: Int32 = (language ?? "auto").withCString { languagePointer in
             prompt.withCString { promptPointer in
                 params.language = languagePointer
                 params.initial_prompt = prompt.isEmpty ? nil : promptPointer
-                return pcm.withUnsafeBufferPointer { samples in
-                    whisper_full_with_state(ctx, state, params, samples.baseAddress, Int32(samples.count))
+                var ruleList = rules.map { Optional($0) }
+                return ruleList.withUnsafeMutableBufferPointer { ruleList in
+                    if !rules.isEmpty {
+                        params.grammar_rules = ruleList.baseAddress
+                        params.n_grammar_rules = rules.count
+                        params.i_start_rule = 0
+                    }
+                    return pcm.withUnsafeBufferPointer { samples in
+                        whisper_full_with_state(ctx, state, params, samples.baseAddress, Int32(samples.count))
+                    }
                 }
             }
         }
