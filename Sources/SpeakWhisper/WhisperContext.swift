@@ -101,7 +101,8 @@ final class WhisperStatePool: @unchecked Sendable {
             created -= 1
             condition.signal()
             let reason = WhisperLog.takeLastError() ?? "out of memory?"
-            throw WhisperError(.failed, function: "whisper_init_state", message: "cannot make a decoding state: \(reason)")
+            throw WhisperError(
+                .failed, function: "whisper_init_state", message: "cannot make a decoding state: \(reason)")
         }
         busy += 1
         return Lease(state: state, concurrent: busy)

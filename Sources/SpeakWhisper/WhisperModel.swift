@@ -147,10 +147,14 @@ extension WhisperModel {
         }
         guard bytes.count == 48 else { throw corrupt("only \(bytes.count) bytes") }
         let words = (0..<12).map { index in
-            bytes.withUnsafeBytes { Int(Int32(littleEndian: $0.loadUnaligned(fromByteOffset: index * 4, as: Int32.self))) }
+            bytes.withUnsafeBytes { raw in
+                Int(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: index * 4, as: Int32.self)))
+            }
         }
         guard UInt32(truncatingIfNeeded: words[0]) == 0x6767_6D6C else {
-            if bytes.starts(with: Array("GGUF".utf8)) { throw corrupt("a GGUF file (whisper.cpp reads ggml .bin files)") }
+            if bytes.starts(with: Array("GGUF".utf8)) {
+                throw corrupt("a GGUF file (whisper.cpp reads ggml .bin files)")
+            }
             throw corrupt("bad magic (expected 'ggml')")
         }
         let header = Header(

@@ -115,14 +115,16 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         if let expected = options.expectedPhrases {
             phrases = expected.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard phrases?.isEmpty == false else {
-                throw WhisperError(.invalidRequest, function: "transcribe", message: "the expected phrases are all empty")
+                throw WhisperError(
+                    .invalidRequest, function: "transcribe", message: "the expected phrases are all empty")
             }
         }
         let lease = try pool.acquire()
         defer { pool.release(lease) }
         var transcript = try transcribeWindows(audio, options: options, language: language, lease: lease)
         if let phrases {
-            let answer = ExpectedPhrases.closest(to: transcript.text, among: phrases, tolerance: configuration.phraseTolerance)
+            let answer = ExpectedPhrases.closest(
+                to: transcript.text, among: phrases, tolerance: configuration.phraseTolerance)
             transcript.text = answer ?? ""
             if let answer, let first = transcript.segments.first, let last = transcript.segments.last {
                 transcript.segments = [Transcript.Segment(start: first.start, end: last.end, text: answer)]
@@ -147,7 +149,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         guard context.header.isMultilingual || code == "en" else {
             throw WhisperError(
                 .invalidRequest, function: "transcribe",
-                message: "the model \(model.name) is English-only; cannot transcribe '\(tag)' (use a multilingual model such as base)")
+                message: "the model \(model.name) is English-only; cannot transcribe '\(tag)'"
+                    + " (use a multilingual model such as base)")
         }
         return code
     }
@@ -340,8 +343,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
             let data = whisper_full_get_token_data_from_state(state, segment, index)
             guard data.id < endOfText, let piece = whisper_full_get_token_text_from_state(ctx, state, segment, index)
             else { continue }
-            let pieceBytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(piece).assumingMemoryBound(to: UInt8.self),
-                                                       count: strlen(piece)))
+            let pieceBytes = Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(piece), count: strlen(piece)))
             if pieceBytes.first == 0x20 || bytes.isEmpty {
                 flush()
                 start = Double(data.t0) / 100

@@ -23,7 +23,8 @@ enum Speech {
         let audio = try native(text, voice: voice)
         var resampler = Resampler(inputRate: audio.sampleRate, outputRate: 16000)
         let silence = [Int16](repeating: 0, count: Int(pause * 16000))
-        return PCMBuffer(sampleRate: 16000, samples: silence + resampler.process(audio.samples) + resampler.finish() + silence)
+        let speech = resampler.process(audio.samples) + resampler.finish()
+        return PCMBuffer(sampleRate: 16000, samples: silence + speech + silence)
     }
 
     /// The clips one after another, as one recording.

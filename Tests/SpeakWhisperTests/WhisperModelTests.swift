@@ -10,7 +10,8 @@ struct WhisperModelTests {
     final class Directory {
         let path: String
         init() throws {
-            path = FileManager.default.temporaryDirectory.appendingPathComponent("speak-models-\(UUID().uuidString)").path
+            path = FileManager.default.temporaryDirectory
+                .appendingPathComponent("speak-models-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
         deinit { try? FileManager.default.removeItem(atPath: path) }
@@ -37,9 +38,9 @@ struct WhisperModelTests {
     func find() throws {
         let first = try Directory(), second = try Directory()
         let installed = try WhisperModel.find("tiny.en")
-        try FileManager.default.createSymbolicLink(atPath: first.file("ggml-tiny.en.bin"), withDestinationPath: installed.path)
-        try FileManager.default.createSymbolicLink(atPath: second.file("ggml-tiny.en.bin"), withDestinationPath: installed.path)
-        try FileManager.default.createSymbolicLink(atPath: second.file("ggml-base.bin"), withDestinationPath: installed.path)
+        for link in [first.file("ggml-tiny.en.bin"), second.file("ggml-tiny.en.bin"), second.file("ggml-base.bin")] {
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: installed.path)
+        }
         let directories = [first.path, second.path]
         #expect(try WhisperModel.find("tiny.en", in: directories).path == first.file("ggml-tiny.en.bin"))
         #expect(try WhisperModel.find("base", in: directories).path == second.file("ggml-base.bin"))
