@@ -18,12 +18,15 @@ public struct WhisperError: Error, CustomStringConvertible, Sendable, Equatable 
     public let code: Int32
     public let function: String
     public let message: String
+    /// For ``Kind/invalidRequest``: the request field at fault (`language`, `expect`).
+    public let parameter: String?
 
-    public init(_ kind: Kind, code: Int32 = -1, function: String, message: String) {
+    public init(_ kind: Kind, code: Int32 = -1, function: String, message: String, parameter: String? = nil) {
         self.kind = kind
         self.code = code
         self.function = function
         self.message = message
+        self.parameter = parameter
     }
 
     public var description: String {

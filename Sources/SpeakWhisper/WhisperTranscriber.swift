@@ -116,7 +116,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
             phrases = expected.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard phrases?.isEmpty == false else {
                 throw WhisperError(
-                    .invalidRequest, function: "transcribe", message: "the expected phrases are all empty")
+                    .invalidRequest, function: "transcribe", message: "the expected phrases are all empty",
+                    parameter: "expect")
             }
         }
         let lease = try pool.acquire()
@@ -144,13 +145,15 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         let primary = String(tag.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? "")
         let id = whisper_lang_id(primary)
         guard id >= 0, let code = whisper_lang_str(id).map({ String(cString: $0) }) else {
-            throw WhisperError(.invalidRequest, function: "whisper_lang_id", message: "unknown language '\(tag)'")
+            throw WhisperError(
+                .invalidRequest, function: "whisper_lang_id", message: "unknown language '\(tag)'",
+                parameter: "language")
         }
         guard context.header.isMultilingual || code == "en" else {
             throw WhisperError(
                 .invalidRequest, function: "transcribe",
                 message: "the model \(model.name) is English-only; cannot transcribe '\(tag)'"
-                    + " (use a multilingual model such as base)")
+                    + " (use a multilingual model such as base)", parameter: "language")
         }
         return code
     }

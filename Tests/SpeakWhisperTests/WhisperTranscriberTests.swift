@@ -86,6 +86,7 @@ struct WhisperTranscriberTests {
             try tiny.transcribe(audio, options: TranscriptionOptions(language: "ha"))
         }
         #expect(englishOnly?.kind == .invalidRequest)
+        #expect(englishOnly?.parameter == "language")
         #expect(englishOnly?.description.contains("English-only") == true, "\(String(describing: englishOnly))")
         let unknown = #expect(throws: WhisperError.self) {
             try base.transcribe(audio, options: TranscriptionOptions(language: "xx-YY"))
