@@ -36,6 +36,8 @@ let package = Package(
         .systemLibrary(
             name: "CPocketSphinx", pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
+        // whisper.cpp from the pywhispercpp wheel: Scripts/install-whisper writes speak-whisper.pc.
+        .systemLibrary(name: "CWhisper", pkgConfig: "speak-whisper"),
         // sherpa-onnx's C API, vendored header, opened with dlopen on first use (Scripts/install-piper).
         .target(name: "CSherpaOnnx", linkerSettings: [.linkedLibrary("dl")]),
 
@@ -47,6 +49,7 @@ let package = Package(
         .target(name: "SpeakPocketSphinx", dependencies: ["SpeakKit", "CPocketSphinx"]),
         .target(name: "SpeakUpstream", dependencies: ["SpeakKit"]),
         .target(name: "SpeakPiper", dependencies: ["SpeakKit", "CSherpaOnnx"]),
+        .target(name: "SpeakWhisper", dependencies: ["SpeakKit", "CWhisper"]),
         .target(name: "SpeakServer", dependencies: ["SpeakKit", "SpeakMedia", "SpeakUpstream", "CMicroHTTPD"]),
 
         // The command line: `speak` is small and fast; it hands what it does not carry over to
@@ -58,6 +61,7 @@ let package = Package(
             name: "speak-full",
             dependencies: [
                 "SpeakCLI", "SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakServer", "SpeakPiper",
+                "SpeakWhisper",
             ],
             // Static too, so an installed speak-full needs no Swift toolchain; URLSession's own
             // archives are listed as Foundation's are.
@@ -70,6 +74,7 @@ let package = Package(
 
         .testTarget(
             name: "SpeakKitTests", dependencies: ["SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream"]),
+        .testTarget(name: "SpeakWhisperTests", dependencies: ["SpeakWhisper", "SpeakKit"]),
         .testTarget(name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx"]),
         .testTarget(name: "SpeakServerTests", dependencies: ["SpeakServer", "SpeakKit"]),
         // These run the built `speak` and `speak-full`, which `swift build --build-tests` builds with them.

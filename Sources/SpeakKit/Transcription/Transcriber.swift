@@ -1,25 +1,45 @@
-/// Speech to text: local pocketsphinx or an upstream API behind one interface.
+/// Speech to text: local pocketsphinx or Whisper, or an upstream API, behind one interface.
 ///
 /// Implementations may block for about the length of the audio; callers that serve many requests
-/// keep a pool of transcribers rather than sharing one.
+/// keep a pool of transcribers rather than sharing one, unless the transcriber says it pools itself.
 public protocol Transcriber: Sendable {
     func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws -> Transcript
 }
 
 /// What the caller knows about the audio before it is transcribed.
 public struct TranscriptionOptions: Sendable, Equatable {
-    /// BCP 47 tag of the spoken language, e.g. `en-US`; `nil` lets the transcriber assume its own.
+    /// BCP 47 tag of the spoken language, e.g. `en-US`; `nil` lets the transcriber assume its own
+    /// (Whisper detects it, and reports it in ``Transcript/language``).
     public var language: String?
     /// Text that may precede the audio or spell its vocabulary; a hint, ignored where unsupported.
     public var prompt: String?
     /// The only answers the speaker is expected to give (`--expect "yes|no|cancel"`). A transcriber
     /// that can constrain its search returns one of them, or an empty text.
     public var expectedPhrases: [String]?
+    /// Sampling temperature, 0...1; `nil` is the transcriber's default. As in OpenAI's API, Whisper
+    /// starts there and raises it when a decode fails its quality checks.
+    public var temperature: Double?
+    /// Fill ``Transcript/words`` with a time span for every word, where the transcriber can.
+    public var wordTimestamps: Bool
+    /// Called from the transcribing thread with the fraction of the audio done, 0...1, for long
+    /// audio transcribed in pieces. Not part of equality.
+    public var progress: (@Sendable (Double) -> Void)?
 
-    public init(language: String? = nil, prompt: String? = nil, expectedPhrases: [String]? = nil) {
+    public init(
+        language: String? = nil, prompt: String? = nil, expectedPhrases: [String]? = nil,
+        temperature: Double? = nil, wordTimestamps: Bool = false, progress: (@Sendable (Double) -> Void)? = nil
+    ) {
         self.language = language
         self.prompt = prompt
         self.expectedPhrases = expectedPhrases
+        self.temperature = temperature
+        self.wordTimestamps = wordTimestamps
+        self.progress = progress
+    }
+
+    public static func == (a: TranscriptionOptions, b: TranscriptionOptions) -> Bool {
+        a.language == b.language && a.prompt == b.prompt && a.expectedPhrases == b.expectedPhrases
+            && a.temperature == b.temperature && a.wordTimestamps == b.wordTimestamps
     }
 }
 
@@ -38,14 +58,37 @@ public struct Transcript: Sendable, Equatable {
         }
     }
 
+    /// One word and when it was spoken, in seconds from the start of the audio.
+    public struct Word: Sendable, Equatable {
+        public var start: Double
+        public var end: Double
+        /// The word as heard, without the space before it; punctuation attached as transcribed.
+        public var text: String
+        /// The recogniser's confidence, 0...1, where it gives one.
+        public var probability: Double?
+
+        public init(start: Double, end: Double, text: String, probability: Double? = nil) {
+            self.start = start
+            self.end = end
+            self.text = text
+            self.probability = probability
+        }
+    }
+
     public var text: String
     /// Length of the audio transcribed, in seconds.
     public var duration: Double
     public var segments: [Segment]
+    /// The language heard or assumed, as a lowercase code (`en`, `ha`), where the transcriber knows it.
+    public var language: String?
+    /// Every word with its times, when ``TranscriptionOptions/wordTimestamps`` asked for them.
+    public var words: [Word]
 
-    public init(text: String, duration: Double, segments: [Segment] = []) {
+    public init(text: String, duration: Double, segments: [Segment] = [], language: String? = nil, words: [Word] = []) {
         self.text = text
         self.duration = duration
         self.segments = segments
+        self.language = language
+        self.words = words
     }
 }

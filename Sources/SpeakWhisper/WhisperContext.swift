@@ -1,0 +1,124 @@
+import Foundation
+internal import CWhisper
+
+/// A loaded model (`whisper_context`): the weights, read once per process and shared by every
+/// transcriber of that file. The decoding state lives apart, in ``WhisperStatePool``.
+final class WhisperContext: @unchecked Sendable {
+    let model: WhisperModel
+    let header: WhisperModel.Header
+    /// `whisper_context *`; whisper.cpp only reads it while decoding, so states may share it.
+    let pointer: OpaquePointer
+    /// Seconds `whisper_init_from_file_with_params` took.
+    let loadSeconds: Double
+
+    private init(model: WhisperModel, header: WhisperModel.Header, pointer: OpaquePointer, loadSeconds: Double) {
+        self.model = model
+        self.header = header
+        self.pointer = pointer
+        self.loadSeconds = loadSeconds
+    }
+
+    deinit { whisper_free(pointer) }
+
+    private final class Registry: @unchecked Sendable {
+        let lock = NSLock()
+        var loaded: [String: WhisperContext] = [:]
+    }
+
+    private static let registry = Registry()
+
+    /// The process's context for `model`, loading it the first time. Loads are serialised, so two
+    /// first callers wait for one load rather than making two. A failed load is not remembered: a
+    /// model installed later loads on the next call.
+    static func shared(_ model: WhisperModel) throws(WhisperError) -> WhisperContext {
+        let key = URL(fileURLWithPath: model.path).resolvingSymlinksInPath().path
+        registry.lock.lock()
+        defer { registry.lock.unlock() }
+        if let context = registry.loaded[key] { return context }
+        let context = try load(model)
+        registry.loaded[key] = context
+        return context
+    }
+
+    private static func load(_ model: WhisperModel) throws(WhisperError) -> WhisperContext {
+        let header = try model.header()
+        WhisperLog.install
+        _ = WhisperLog.takeLastError()
+        var parameters = whisper_context_default_params()
+        parameters.use_gpu = false
+        parameters.flash_attn = false
+        let start = DispatchTime.now()
+        guard let pointer = whisper_init_from_file_with_params(model.path, parameters) else {
+            let reason = WhisperLog.takeLastError() ?? "whisper.cpp gave no reason"
+            throw WhisperError(
+                .modelCorrupt, function: "whisper_init_from_file_with_params",
+                message: "cannot load the model \(model.path): \(reason)")
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        return WhisperContext(model: model, header: header, pointer: pointer, loadSeconds: seconds)
+    }
+}
+
+/// At most `capacity` decoding states (`whisper_state`, tens of MB each: KV caches and compute
+/// buffers) for one context, made when first needed and reused; a caller beyond that waits for one
+/// to come back. Memory is bounded by the capacity however many callers there are.
+final class WhisperStatePool: @unchecked Sendable {
+    let context: WhisperContext
+    let capacity: Int
+    private let condition = NSCondition()
+    private var idle: [OpaquePointer] = []
+    private var created = 0
+    private var busy = 0
+
+    init(context: WhisperContext, capacity: Int) {
+        self.context = context
+        self.capacity = max(1, capacity)
+    }
+
+    deinit {
+        for state in idle { whisper_free_state(state) }
+    }
+
+    /// How many states are out, this caller's included, at the moment it got its own.
+    struct Lease {
+        let state: OpaquePointer
+        let concurrent: Int
+    }
+
+    func acquire() throws(WhisperError) -> Lease {
+        condition.lock()
+        defer { condition.unlock() }
+        while idle.isEmpty && created >= capacity { condition.wait() }
+        if let state = idle.popLast() {
+            busy += 1
+            return Lease(state: state, concurrent: busy)
+        }
+        created += 1
+        condition.unlock()
+        let state = whisper_init_state(context.pointer)
+        condition.lock()
+        guard let state else {
+            created -= 1
+            condition.signal()
+            let reason = WhisperLog.takeLastError() ?? "out of memory?"
+            throw WhisperError(
+                .failed, function: "whisper_init_state", message: "cannot make a decoding state: \(reason)")
+        }
+        busy += 1
+        return Lease(state: state, concurrent: busy)
+    }
+
+    func release(_ lease: Lease) {
+        condition.lock()
+        idle.append(lease.state)
+        busy -= 1
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// States made so far (at most ``capacity``).
+    var statesCreated: Int { condition.withLock { created } }
+
+    /// States in use right now.
+    var statesBusy: Int { condition.withLock { busy } }
+}

@@ -1,0 +1,173 @@
+import Foundation
+
+/// A whisper.cpp model file (`ggml-<name>.bin`): the ones Scripts/install-whisper converts, or the
+/// official files from whisper.cpp's releases (the same format).
+public struct WhisperModel: Sendable, Equatable, CustomStringConvertible {
+    /// `tiny.en` for `ggml-tiny.en.bin`; the file name without `.bin` for other names.
+    public let name: String
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+        name = Self.name(ofFile: (path as NSString).lastPathComponent)
+    }
+
+    public var description: String { "\(name) (\(path))" }
+
+    /// Names tried, in order, when no model is asked for: the multilingual base model (any language,
+    /// detected when not given), then the faster English-only tiny model.
+    public static let preferredNames = ["base", "tiny.en"]
+
+    /// Where models are looked for, in order: `modelsDirectory` (the `--models` flag or a config
+    /// file), each directory of `SPEAK_MODELS` (colon-separated), `$XDG_DATA_HOME/speak/models`
+    /// (`~/.local/share/speak/models`), `<executable dir>/../share/speak/models`,
+    /// `/usr/local/share/speak/models`, `/usr/share/speak/models`. Duplicates are dropped.
+    public static func searchDirectories(
+        modelsDirectory: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        executablePath: String? = Bundle.main.executablePath
+    ) -> [String] {
+        var directories: [String] = []
+        if let modelsDirectory, !modelsDirectory.isEmpty { directories.append(modelsDirectory) }
+        if let list = environment["SPEAK_MODELS"] {
+            directories += list.split(separator: ":").map(String.init)
+        }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            directories.append(data + "/speak/models")
+        } else if let home = environment["HOME"], !home.isEmpty {
+            directories.append(home + "/.local/share/speak/models")
+        }
+        if let executablePath {
+            let resolved = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath()
+            let prefix = resolved.deletingLastPathComponent().deletingLastPathComponent()
+            directories.append(prefix.appendingPathComponent("share/speak/models").path)
+        }
+        directories += ["/usr/local/share/speak/models", "/usr/share/speak/models"]
+        var seen: Set<String> = []
+        return directories.filter { seen.insert(($0 as NSString).standardizingPath).inserted }
+    }
+
+    /// The model named `nameOrPath`: a path (anything with a `/`, or an existing `.bin` file) is taken
+    /// as it is; a name such as `tiny.en` or `base` is looked up as `ggml-<name>.bin`, `<name>.bin` or
+    /// `<name>` in `directories`, the first directory that has it winning. `nil` takes the first of
+    /// ``preferredNames`` found, then any installed model.
+    public static func find(
+        _ nameOrPath: String? = nil, in directories: [String] = searchDirectories()
+    ) throws(WhisperError) -> WhisperModel {
+        guard let wanted = nameOrPath, !wanted.isEmpty else {
+            for name in preferredNames {
+                if let model = try? find(name, in: directories) { return model }
+            }
+            if let any = installed(in: directories).first { return any }
+            throw WhisperError(
+                .modelMissing, function: "find",
+                message: "no Whisper model installed in \(directories.joined(separator: ", "))"
+                    + " (Scripts/install-whisper installs ggml-base.bin and ggml-tiny.en.bin)")
+        }
+        if wanted.contains("/") || (wanted.hasSuffix(".bin") && isFile(wanted)) {
+            guard isFile(wanted) else {
+                throw WhisperError(.modelMissing, function: "find", message: "no model file at \(wanted)")
+            }
+            return WhisperModel(path: wanted)
+        }
+        for directory in directories {
+            for file in ["ggml-\(wanted).bin", "\(wanted).bin", wanted] {
+                let path = (directory as NSString).appendingPathComponent(file)
+                if isFile(path) { return WhisperModel(path: path) }
+            }
+        }
+        let known = installed(in: directories).map(\.name)
+        let hint = known.isEmpty ? "none installed" : "installed: \(known.joined(separator: ", "))"
+        throw WhisperError(
+            .modelMissing, function: "find",
+            message: "no Whisper model '\(wanted)' in \(directories.joined(separator: ", ")) (\(hint))")
+    }
+
+    /// Every `ggml-*.bin` in `directories`, by name; where two directories have the same name, the
+    /// earlier one's.
+    public static func installed(in directories: [String] = searchDirectories()) -> [WhisperModel] {
+        var seen: Set<String> = []
+        var models: [WhisperModel] = []
+        for directory in directories {
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
+            for entry in entries.sorted() where entry.hasPrefix("ggml-") && entry.hasSuffix(".bin") {
+                let model = WhisperModel(path: (directory as NSString).appendingPathComponent(entry))
+                if isFile(model.path), seen.insert(model.name).inserted { models.append(model) }
+            }
+        }
+        return models
+    }
+
+    private static func name(ofFile file: String) -> String {
+        var name = file
+        if name.hasSuffix(".bin") { name.removeLast(4) }
+        if name.hasPrefix("ggml-") { name.removeFirst(5) }
+        return name
+    }
+
+    private static func isFile(_ path: String) -> Bool {
+        var directory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && !directory.boolValue
+    }
+}
+
+extension WhisperModel {
+    /// The hyper-parameters at the head of a ggml Whisper file.
+    public struct Header: Sendable, Equatable {
+        public var vocabularySize: Int
+        public var audioContext: Int
+        public var audioState: Int
+        public var audioHeads: Int
+        public var audioLayers: Int
+        public var textContext: Int
+        public var textState: Int
+        public var textHeads: Int
+        public var textLayers: Int
+        public var melBands: Int
+        public var fileType: Int
+
+        /// English-only models (`.en`) have 51864 tokens; multilingual ones more.
+        public var isMultilingual: Bool { vocabularySize >= 51865 }
+    }
+
+    /// Reads and checks the file's header, so that a file which is not a Whisper model is refused
+    /// with a clear message before whisper.cpp allocates anything from its numbers.
+    public func header() throws(WhisperError) -> Header {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw WhisperError(
+                exists ? .modelCorrupt : .modelMissing, function: "open",
+                message: exists ? "cannot read the model file \(path)" : "no model file at \(path)")
+        }
+        defer { try? handle.close() }
+        let bytes = (try? handle.read(upToCount: 48)) ?? Data()
+        func corrupt(_ why: String) -> WhisperError {
+            WhisperError(.modelCorrupt, function: "whisper_init_from_file_with_params",
+                         message: "\(path) is not a whisper.cpp model: \(why)")
+        }
+        guard bytes.count == 48 else { throw corrupt("only \(bytes.count) bytes") }
+        let words = (0..<12).map { index in
+            bytes.withUnsafeBytes { raw in
+                Int(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: index * 4, as: Int32.self)))
+            }
+        }
+        guard UInt32(truncatingIfNeeded: words[0]) == 0x6767_6D6C else {
+            if bytes.starts(with: Array("GGUF".utf8)) {
+                throw corrupt("a GGUF file (whisper.cpp reads ggml .bin files)")
+            }
+            throw corrupt("bad magic (expected 'ggml')")
+        }
+        let header = Header(
+            vocabularySize: words[1], audioContext: words[2], audioState: words[3], audioHeads: words[4],
+            audioLayers: words[5], textContext: words[6], textState: words[7], textHeads: words[8],
+            textLayers: words[9], melBands: words[10], fileType: words[11])
+        let sane = (51_000...52_000).contains(header.vocabularySize)
+            && header.audioContext == 1500 && header.textContext == 448
+            && (1...64).contains(header.audioLayers) && (1...64).contains(header.textLayers)
+            && (1...64).contains(header.audioHeads) && (1...64).contains(header.textHeads)
+            && (64...8192).contains(header.audioState) && header.audioState == header.textState
+            && [80, 128].contains(header.melBands)
+        guard sane else { throw corrupt("implausible hyper-parameters \(words[1...11].map(String.init))") }
+        return header
+    }
+}

@@ -1,0 +1,368 @@
+import Foundation
+import SpeakKit
+internal import CWhisper
+
+/// Speech recognition with whisper.cpp, in process.
+///
+/// The model is loaded once per process (every transcriber of the same file shares it); each call
+/// borrows a decoding state from a bounded pool, so one transcriber serves concurrent callers with
+/// memory that does not grow with them. Audio is decoded in windows of at most 30 s, each handed to
+/// whisper.cpp with an encoder context fitted to its length (`audio_ctx`): a 2 s answer costs a
+/// 2 s encode, not whisper's fixed 30 s. Longer audio is transcribed whole, window after window,
+/// only the current window converted to floats, with times relative to the whole recording.
+public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
+    public struct Configuration: Sendable, Equatable {
+        /// Threads per call; `nil` shares the machine's cores among the calls running at that moment
+        /// (all of them for a lone caller). ggml's threads spin while they wait, so more threads
+        /// than cores slows everything down.
+        public var threads: Int?
+        /// Decoding states kept: how many calls decode at once; more callers wait their turn.
+        public var maxConcurrentCalls: Int
+        /// 1 decodes greedily (with best-of-5 sampling on temperature fallback); more is beam search.
+        public var beamSize: Int
+        /// How much the encoder looks at for audio shorter than 30 s.
+        public var encoderWindow: EncoderWindow
+        /// How far the heard text may be from the closest expected phrase and still count as it:
+        /// the edit distance over the longer length, 0...1.
+        public var phraseTolerance: Double
+        /// How expected phrases are listened for.
+        public var phraseMode: PhraseMode
+
+        public init(
+            threads: Int? = nil, maxConcurrentCalls: Int = ProcessInfo.processInfo.activeProcessorCount,
+            beamSize: Int = 1, encoderWindow: EncoderWindow = .fitted(padding: 500, minimum: 0),
+            phraseTolerance: Double = 0.34, phraseMode: PhraseMode = .closestMatch
+        ) {
+            self.threads = threads
+            self.maxConcurrentCalls = maxConcurrentCalls
+            self.beamSize = beamSize
+            self.encoderWindow = encoderWindow
+            self.phraseTolerance = phraseTolerance
+            self.phraseMode = phraseMode
+        }
+    }
+
+    /// whisper.cpp's encoder always takes 30 s; `audio_ctx` (encoder frames of 20 ms, 1500 in all)
+    /// shortens it, and with it the cost, for short audio.
+    public enum EncoderWindow: Sendable, Equatable {
+        /// Always 30 s, as the models were trained (and as faster-whisper does).
+        case full
+        /// The audio's own length plus `padding` frames (room after the last word to end the
+        /// segment), at least `minimum` frames. Much faster for short clips, a little less accurate.
+        case fitted(padding: Int, minimum: Int)
+
+        /// The `audio_ctx` for `samples` at 16 kHz; 0 is whisper's full window.
+        func audioContext(samples: Int, full: Int) -> Int32 {
+            guard case .fitted(let padding, let minimum) = self else { return 0 }
+            let frames = (samples + 319) / 320
+            let fitted = max(minimum, frames + padding)
+            return fitted >= full ? 0 : Int32(fitted)
+        }
+    }
+
+    /// Two ways to get exactly one of the expected phrases out of Whisper.
+    public enum PhraseMode: Sendable, Equatable {
+        /// Transcribe freely, with the phrases as the prompt, then take the closest phrase within
+        /// ``Configuration/phraseTolerance``, or nothing.
+        case closestMatch
+        /// Constrain the decoder with a whisper.cpp grammar of the phrases, then match as above.
+        case grammar
+    }
+
+    public let model: WhisperModel
+    public let configuration: Configuration
+    private let context: WhisperContext
+    private let pool: WhisperStatePool
+
+    /// whisper.cpp's sample rate; other audio is resampled to it, a window at a time.
+    public static let sampleRate = 16000
+    /// The longest stretch whisper decodes at once.
+    public static let windowSeconds = 30
+
+    /// Loads `model` (or takes the process's copy of it). A missing file is ``WhisperError/Kind/modelMissing``,
+    /// a file that is not a whisper.cpp model ``WhisperError/Kind/modelCorrupt``.
+    public init(model: WhisperModel, configuration: Configuration = Configuration()) throws(WhisperError) {
+        self.model = model
+        self.configuration = configuration
+        context = try WhisperContext.shared(model)
+        pool = WhisperStatePool(context: context, capacity: configuration.maxConcurrentCalls)
+    }
+
+    /// Finds the model by name or path (``WhisperModel/find(_:in:)``) and loads it.
+    public convenience init(
+        model nameOrPath: String?, directories: [String] = WhisperModel.searchDirectories(),
+        configuration: Configuration = Configuration()
+    ) throws(WhisperError) {
+        try self.init(model: WhisperModel.find(nameOrPath, in: directories), configuration: configuration)
+    }
+
+    /// Whether the model knows languages other than English (not a `.en` model).
+    public var isMultilingual: Bool { context.header.isMultilingual }
+    /// Seconds the first load of this model took in this process.
+    public var loadSeconds: Double { context.loadSeconds }
+    /// Decoding states made so far, at most ``Configuration/maxConcurrentCalls``.
+    public var statesCreated: Int { pool.statesCreated }
+
+    // MARK: Transcribing
+
+    /// Transcribes `audio`. `language` is honoured (an unknown one, or a non-English one for an
+    /// English-only model, is ``WhisperError/Kind/invalidRequest``) or detected when `nil`, and
+    /// reported in ``Transcript/language``; `prompt` becomes whisper's initial prompt; `temperature`
+    /// its starting temperature. With `expectedPhrases` the text is exactly one of them or empty.
+    public func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws(WhisperError) -> Transcript {
+        let language = try whisperLanguage(options.language)
+        var phrases: [String]?
+        if let expected = options.expectedPhrases {
+            phrases = expected.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard phrases?.isEmpty == false else {
+                throw WhisperError(
+                    .invalidRequest, function: "transcribe", message: "the expected phrases are all empty",
+                    parameter: "expect")
+            }
+        }
+        let lease = try pool.acquire()
+        defer { pool.release(lease) }
+        var transcript = try transcribeWindows(audio, options: options, language: language, lease: lease)
+        if let phrases {
+            let answer = ExpectedPhrases.closest(
+                to: transcript.text, among: phrases, tolerance: configuration.phraseTolerance)
+            transcript.text = answer ?? ""
+            if let answer, let first = transcript.segments.first, let last = transcript.segments.last {
+                transcript.segments = [Transcript.Segment(start: first.start, end: last.end, text: answer)]
+            } else {
+                transcript.segments = []
+                transcript.words = []
+            }
+        }
+        return transcript
+    }
+
+    /// whisper's code for a BCP 47 tag (`en-US` → `en`), or `nil` to detect the language.
+    private func whisperLanguage(_ tag: String?) throws(WhisperError) -> String? {
+        guard let tag = tag?.trimmingCharacters(in: .whitespaces), !tag.isEmpty, tag.lowercased() != "auto" else {
+            return context.header.isMultilingual ? nil : "en"
+        }
+        let primary = String(tag.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? "")
+        let id = whisper_lang_id(primary)
+        guard id >= 0, let code = whisper_lang_str(id).map({ String(cString: $0) }) else {
+            throw WhisperError(
+                .invalidRequest, function: "whisper_lang_id", message: "unknown language '\(tag)'",
+                parameter: "language")
+        }
+        guard context.header.isMultilingual || code == "en" else {
+            throw WhisperError(
+                .invalidRequest, function: "transcribe",
+                message: "the model \(model.name) is English-only; cannot transcribe '\(tag)'"
+                    + " (use a multilingual model such as base)", parameter: "language")
+        }
+        return code
+    }
+
+    /// One window's result, times in whisper's centiseconds from the window's start.
+    private struct WindowSegment {
+        var t0: Int
+        var t1: Int
+        var text: String
+        var words: [Transcript.Word]
+    }
+
+    private func transcribeWindows(
+        _ audio: PCMBuffer, options: TranscriptionOptions, language: String?, lease: WhisperStatePool.Lease
+    ) throws(WhisperError) -> Transcript {
+        let rate = Self.sampleRate
+        let total = audio.sampleRate == rate
+            ? audio.samples.count : Int(Int64(audio.samples.count) * Int64(rate) / Int64(audio.sampleRate))
+        let window = Self.windowSeconds * rate
+        var language = language
+        var segments: [Transcript.Segment] = []
+        var words: [Transcript.Word] = []
+        var heard = ""
+        var start = 0
+        while start < total {
+            let end = min(start + window, total)
+            let isLast = end == total
+            var pcm = Self.floats(audio, from: start, to: end)
+            // whisper ignores less than 100 ms; a short last piece gets a little silence after it.
+            if isLast, pcm.count < rate { pcm += [Float](repeating: 0, count: rate - pcm.count) }
+            var prompt = [options.prompt, String(heard.suffix(600))].compactMap { $0 }.filter { !$0.isEmpty }
+                .joined(separator: " ")
+            if let phrases = options.expectedPhrases, options.prompt == nil {
+                // Spelling the answers in the prompt makes whisper write them the same way.
+                prompt = phrases.joined(separator: ", ") + "."
+            }
+            let grammar = options.expectedPhrases.flatMap { phrases in
+                configuration.phraseMode == .grammar ? PhraseGrammar(phrases: phrases) : nil
+            }
+            let (found, detected) = try decode(
+                pcm, lease: lease, language: language, prompt: prompt, grammar: grammar, options: options,
+                singlePass: !isLast)
+            language = language ?? detected
+            let length = (end - start) / (rate / 100)
+            let (kept, advance) = isLast ? (found.count, length) : Self.cut(found, windowLength: length)
+            let offset = Double(start) / Double(rate)
+            let duration = Double(total) / Double(rate)
+            for segment in found.prefix(kept) {
+                let text = segment.text.trimmingCharacters(in: .whitespaces)
+                guard !text.isEmpty else { continue }
+                segments.append(Transcript.Segment(
+                    start: min(duration, offset + Double(segment.t0) / 100),
+                    end: min(duration, offset + Double(max(segment.t0, segment.t1)) / 100), text: text))
+                words += segment.words.map { word in
+                    Transcript.Word(
+                        start: min(duration, offset + word.start), end: min(duration, offset + word.end),
+                        text: word.text, probability: word.probability)
+                }
+                heard += heard.isEmpty ? text : " " + text
+            }
+            start = isLast ? total : start + advance * (rate / 100)
+            options.progress?(min(1, Double(start) / Double(max(total, 1))))
+        }
+        return Transcript(text: heard, duration: audio.duration, segments: segments, language: language, words: words)
+    }
+
+    /// For a window that is not the last: the segments to keep and where the next window starts
+    /// (centiseconds). A segment running into the window's end may have lost its last word there,
+    /// so it is decoded again at the start of the next window, as whisper itself seeks.
+    private static func cut(_ segments: [WindowSegment], windowLength: Int) -> (Int, Int) {
+        guard let last = segments.last else { return (0, windowLength) }
+        let minimum = 100
+        let incomplete = last.t1 <= last.t0 || last.t1 >= windowLength - 20
+        if incomplete, last.t0 >= minimum { return (segments.count - 1, last.t0) }
+        if !incomplete, last.t1 >= minimum { return (segments.count, last.t1) }
+        return (segments.count, windowLength)
+    }
+
+    /// Samples `from..<to` of the audio at 16 kHz (indices at that rate) as floats in -1...1.
+    private static func floats(_ audio: PCMBuffer, from: Int, to: Int) -> [Float] {
+        let rate = sampleRate
+        if audio.sampleRate == rate {
+            return audio.samples[from..<to].map { Float($0) / 32768 }
+        }
+        let first = Int(Int64(from) * Int64(audio.sampleRate) / Int64(rate))
+        let last = min(audio.samples.count, Int(Int64(to) * Int64(audio.sampleRate) / Int64(rate)) + 2)
+        var resampler = Resampler(inputRate: audio.sampleRate, outputRate: rate)
+        var converted = audio.samples.withUnsafeBufferPointer { all in
+            resampler.process(UnsafeBufferPointer(rebasing: all[first..<max(first, last)]))
+        }
+        converted += resampler.finish()
+        let count = to - from
+        if converted.count < count { converted += [Int16](repeating: 0, count: count - converted.count) }
+        return converted.prefix(count).map { Float($0) / 32768 }
+    }
+
+    // MARK: One window through whisper.cpp
+
+    private func decode(
+        _ pcm: [Float], lease: WhisperStatePool.Lease, language: String?, prompt: String,
+        grammar: PhraseGrammar?, options: TranscriptionOptions, singlePass: Bool
+    ) throws(WhisperError) -> ([WindowSegment], String?) {
+        let ctx = context.pointer
+        let state = lease.state
+        let strategy = configuration.beamSize > 1 ? WHISPER_SAMPLING_BEAM_SEARCH : WHISPER_SAMPLING_GREEDY
+        var params = whisper_full_default_params(strategy)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        params.n_threads = Int32(configuration.threads ?? max(1, cores / max(1, lease.concurrent)))
+        params.beam_search.beam_size = Int32(max(1, configuration.beamSize))
+        params.no_context = true
+        params.print_progress = false
+        params.print_realtime = false
+        params.print_timestamps = false
+        params.print_special = false
+        params.suppress_nst = true
+        params.token_timestamps = options.wordTimestamps
+        if let temperature = options.temperature { params.temperature = Float(min(1, max(0, temperature))) }
+        // Language detection needs the whole window: a shortened one took English for Finnish.
+        if language != nil {
+            params.audio_ctx = configuration.encoderWindow.audioContext(
+                samples: pcm.count, full: Int(whisper_model_n_audio_ctx(ctx)))
+        }
+        // A window that is not the last is decoded once: what whisper would decode next lies
+        // partly beyond the window, and is the next window's start.
+        let encodes = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        encodes.initialize(to: 0)
+        defer { encodes.deallocate() }
+        if singlePass {
+            params.encoder_begin_callback = firstEncodeOnly
+            params.encoder_begin_callback_user_data = UnsafeMutableRawPointer(encodes)
+        }
+        // The grammar's rules, in memory that stays put for the call.
+        let rules = (grammar?.rules ?? []).map { rule in
+            let elements = UnsafeMutablePointer<whisper_grammar_element>.allocate(capacity: rule.count)
+            for (index, element) in rule.enumerated() {
+                elements[index] = whisper_grammar_element(type: whisper_gretype(element.type), value: element.value)
+            }
+            return UnsafePointer(elements)
+        }
+        defer { rules.forEach { UnsafeMutablePointer(mutating: $0).deallocate() } }
+        let code: Int32 = (language ?? "auto").withCString { languagePointer in
+            prompt.withCString { promptPointer in
+                params.language = languagePointer
+                params.initial_prompt = prompt.isEmpty ? nil : promptPointer
+                var ruleList = rules.map { Optional($0) }
+                return ruleList.withUnsafeMutableBufferPointer { ruleList in
+                    if !rules.isEmpty {
+                        params.grammar_rules = ruleList.baseAddress
+                        params.n_grammar_rules = rules.count
+                        params.i_start_rule = 0
+                    }
+                    return pcm.withUnsafeBufferPointer { samples in
+                        whisper_full_with_state(ctx, state, params, samples.baseAddress, Int32(samples.count))
+                    }
+                }
+            }
+        }
+        try WhisperError.check(code, "whisper_full_with_state", WhisperLog.takeLastError() ?? "decoding failed")
+        let detected = whisper_lang_str(whisper_full_lang_id_from_state(state)).map { String(cString: $0) }
+        var segments: [WindowSegment] = []
+        for index in 0..<whisper_full_n_segments_from_state(state) {
+            let text = whisper_full_get_segment_text_from_state(state, index).map { String(cString: $0) } ?? ""
+            segments.append(WindowSegment(
+                t0: Int(whisper_full_get_segment_t0_from_state(state, index)),
+                t1: Int(whisper_full_get_segment_t1_from_state(state, index)),
+                text: text, words: options.wordTimestamps ? words(segment: index, state: state) : []))
+        }
+        return (segments, detected)
+    }
+
+    /// The segment's words from its tokens: a token starting with a space starts a word, the others
+    /// (word pieces, punctuation) extend it. Bytes are joined before decoding, since one UTF-8
+    /// character may be split across tokens.
+    private func words(segment: Int32, state: OpaquePointer) -> [Transcript.Word] {
+        let ctx = context.pointer
+        let endOfText = whisper_token_eot(ctx)
+        var words: [Transcript.Word] = []
+        var bytes: [UInt8] = []
+        var start = 0.0, end = 0.0, probabilities: [Double] = []
+        func flush() {
+            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            if !text.isEmpty {
+                let probability = probabilities.isEmpty ? nil : probabilities.reduce(0, +) / Double(probabilities.count)
+                words.append(Transcript.Word(start: start, end: max(start, end), text: text, probability: probability))
+            }
+            bytes = []
+            probabilities = []
+        }
+        for index in 0..<whisper_full_n_tokens_from_state(state, segment) {
+            let data = whisper_full_get_token_data_from_state(state, segment, index)
+            guard data.id < endOfText, let piece = whisper_full_get_token_text_from_state(ctx, state, segment, index)
+            else { continue }
+            let pieceBytes = Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(piece), count: strlen(piece)))
+            if pieceBytes.first == 0x20 || bytes.isEmpty {
+                flush()
+                start = Double(data.t0) / 100
+            }
+            bytes += pieceBytes
+            end = Double(data.t1) / 100
+            probabilities.append(Double(data.p))
+        }
+        flush()
+        return words
+    }
+}
+
+/// whisper.cpp's encoder_begin_callback: allows the first encode of a call and stops the rest.
+private func firstEncodeOnly(_: OpaquePointer?, _: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> Bool {
+    guard let counter = data?.assumingMemoryBound(to: Int32.self) else { return true }
+    counter.pointee += 1
+    return counter.pointee <= 1
+}
