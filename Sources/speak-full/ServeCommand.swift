@@ -83,6 +83,8 @@ enum ServeCommand {
             transcriber: transcriber, uploads: uploads)
         let server = try HTTPServer(
             host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
+            limits: HTTPServer.Limits(
+                connections: configuration.connectionLimit, idleTimeout: configuration.idleTimeoutSeconds),
             bodyPolicy: service.bodyPolicy, handler: service.respond)
         if tokens == nil { FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8)) }
         FileHandle.standardOutput.write(Data("speak serve: listening on http://\(configuration.host):\(server.port)\n".utf8))
@@ -99,7 +101,7 @@ enum ServeCommand {
         }
         for stop in [SIGTERM, SIGINT] { signals.on(stop) { stopped.signal() } }
         stopped.wait()
-        server.shutdown()
+        server.shutdown(timeout: configuration.shutdownGraceSeconds)
         workers.shutdown()
     }
 

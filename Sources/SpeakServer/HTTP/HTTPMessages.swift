@@ -11,8 +11,14 @@ public struct HTTPRequest: Sendable {
     public var body: Data
     /// The parsed upload, on routes that take multipart/form-data.
     public var form: MultipartForm?
+    /// Where a body that is not multipart was spooled, on routes that spool uploads (``body`` then
+    /// stays empty). Removed when the request ends.
+    public var bodyFile: URL?
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: Data = Data()) {
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: Data = Data()
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -27,11 +33,13 @@ public struct HTTPRequest: Sendable {
 public struct HTTPResponse: Sendable {
     public enum Body: Sendable {
         case data(Data)
-        /// Sent with chunked transfer encoding as `produce` writes it, from a thread of its own,
-        /// so a slow producer never holds up the server's threads.
+        /// Sent with chunked transfer encoding as `produce` writes it, from the server's pool of
+        /// response threads, so a slow producer never holds up the connection threads. Nothing is
+        /// sent before its first bytes: if it throws before writing any, the answer is the error
+        /// (an ``HTTPError`` as itself, anything else as 503), not a 200 with no body.
         case stream(@Sendable (_ write: (Data) throws -> Void) throws -> Void)
-        /// The whole response is computed on a thread of its own (an upstream fetch, playback),
-        /// while the connection waits suspended.
+        /// The whole response is computed on the server's pool of response threads (an upstream
+        /// fetch, playback), while the connection waits suspended.
         case deferred(@Sendable () -> HTTPResponse)
     }
 
