@@ -110,6 +110,41 @@ struct ServerFaultTests {
         #expect(grown < 30 << 20, "peak RSS grew \(grown >> 20) MB for 4 × 20 MB uploads")
     }
 
+    @Test("a worker killed while idle: the next replies are whole, and no zombie is left")
+    func workerKilledWhileIdle() throws {
+        let server = try RunningServer()
+        let workers = Self.children(of: server.process.pid)
+        #expect(workers.count == 2)
+        for pid in workers { kill(pid, SIGKILL) }
+        for number in 1...4 {
+            let reply = try server.authorized(["-d", #"{"text": "Reply \#(number) after the kill."}"#, "\(server.url)/speak"])
+            #expect(reply.status == 200)
+            #expect(try PCMBuffer(audio: reply.body).duration > 0.5, "reply \(number): \(reply.body.count) bytes")
+        }
+        let zombies = Self.children(of: server.process.pid).filter { Self.state(of: $0) == "Z" }
+        #expect(zombies.isEmpty, "zombies: \(zombies)")
+        #expect(Set(Self.children(of: server.process.pid)).isDisjoint(with: workers))
+    }
+
+    /// The processes whose parent is `pid`.
+    static func children(of pid: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { pid_t($0) }.filter { child in
+            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            return stat[stat.index(after: close)...].split(separator: " ").dropFirst(1).first == Substring(String(pid))
+        }
+    }
+
+    /// A process's state letter (R, S, Z…).
+    static func state(of pid: pid_t) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ").first.map(String.init)
+    }
+
     /// VmHWM: the most the process has held in memory, in bytes.
     static func peakMemory(of pid: pid_t) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)

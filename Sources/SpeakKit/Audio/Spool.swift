@@ -60,9 +60,8 @@ public struct Spool: Sendable, Equatable {
 
     /// Whether a live recorder holds the file's lock.
     private static func isBeingWritten(_ url: URL) -> Bool {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return true }
+        guard let descriptor = try? SystemCall.retrying("open", { open(url.path, O_RDONLY | O_CLOEXEC) }) else { return true }
         defer { close(descriptor) }
-        return flock(descriptor, LOCK_SH | LOCK_NB) != 0
+        return (try? SystemCall.retrying("flock") { flock(descriptor, LOCK_SH | LOCK_NB) }) == nil
     }
 }
