@@ -145,6 +145,94 @@ struct ServerFaultTests {
         return stat[stat.index(after: close)...].split(separator: " ").first.map(String.init)
     }
 
+    @Test("a corrupt cache entry is never served: it is deleted and the reply made again", arguments: [0, 1, 2])
+    func corruptEntry(damage: Int) throws {
+        let server = try RunningServer()
+        let url = "\(server.url)/speak?text=Check%20the%20cache%20entry&voice=default"
+        let first = try server.authorized([url])
+        #expect(first.headers["x-speak-cache"] == "miss")
+        let entries = try FileManager.default.contentsOfDirectory(at: server.cacheDirectory, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "reply" }
+        let entry = try #require(entries.first)
+        let stored = try Data(contentsOf: entry)
+        let damaged: Data =
+            switch damage {
+            case 0: stored.prefix(stored.count / 2)
+            case 1: Data()
+            default: Data((0..<stored.count).map { _ in UInt8.random(in: 0...255) })
+            }
+        try damaged.write(to: entry)
+        let second = try server.authorized([url])
+        #expect(second.status == 200)
+        #expect(second.headers["x-speak-cache"] == "miss", "a damaged entry was served")
+        #expect(try PCMBuffer(audio: second.body).duration > 1)
+        let third = try server.authorized([url])
+        #expect(third.headers["x-speak-cache"] == "hit")
+        #expect(third.body == second.body)
+    }
+
+    /// Whether this process may mount a tmpfs (root in a container that allows it).
+    static let canMount: Bool = {
+        let point = FileManager.default.temporaryDirectory.appendingPathComponent("mount-probe-\(getpid())")
+        try? FileManager.default.createDirectory(at: point, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: point) }
+        guard (try? Subprocess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", point.path]))?.status == 0
+        else { return false }
+        _ = try? Subprocess.run("/bin/umount", [point.path])
+        return true
+    }()
+
+    /// A tmpfs of `size` mounted for the length of `body`, read-only if asked.
+    static func withTmpfs(size: String, readOnly: Bool = false, _ body: (URL) throws -> Void) throws {
+        let point = FileManager.default.temporaryDirectory.appendingPathComponent("tmpfs-\(UUID())")
+        try FileManager.default.createDirectory(at: point, withIntermediateDirectories: true)
+        let options = "size=\(size)" + (readOnly ? ",ro" : "")
+        let mounted = try Subprocess.run("/bin/mount", ["-t", "tmpfs", "-o", options, "tmpfs", point.path])
+        try #require(mounted.status == 0, "\(mounted.stderr)")
+        defer {
+            _ = try? Subprocess.run("/bin/umount", ["-l", point.path])
+            try? FileManager.default.removeItem(at: point)
+        }
+        try body(point)
+    }
+
+    static let longText = (1...40).map { "This is sentence number \($0) of a long reply." }.joined(separator: " ")
+
+    /// Replies whole whatever the cache does, once its fault is logged, and /ready names it.
+    static func expectWholeReplies(from server: RunningServer, reason: String) throws {
+        for number in 1...3 {
+            let text = "Reply \(number). " + longText
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: ["text": text]), as: UTF8.self)
+            let reply = try server.authorized(["-d", body, "\(server.url)/speak"])
+            #expect(reply.status == 200)
+            let seconds = try PCMBuffer(audio: reply.body).duration
+            #expect(seconds > 60, "reply \(number) cut off at \(reply.body.count) bytes, \(seconds) s")
+        }
+        let ready = try server.authorized(["\(server.url)/ready"])
+        #expect(ready.status == 503)
+        let cache = (ready.json?["checks"] as? [String: Any])?["cache"] as? String
+        #expect(cache?.contains(reason) == true, "\(ready.text)")
+        let log = server.stop().stderr
+        #expect(log.components(separatedBy: "reply cache disabled").count == 2, "logged once: \(log)")
+    }
+
+    @Test("an unwritable cache directory: replies are whole, the fault is logged once, /ready says 503",
+          .enabled(if: canMount))
+    func unwritableCache() throws {
+        try Self.withTmpfs(size: "1m", readOnly: true) { directory in
+            let server = try RunningServer(["--cache-dir", directory.path])
+            try Self.expectWholeReplies(from: server, reason: "Read-only file system")
+        }
+    }
+
+    @Test("a full cache disk: replies are whole, the fault is logged once, /ready says 503", .enabled(if: canMount))
+    func fullCacheDisk() throws {
+        try Self.withTmpfs(size: "64k") { directory in
+            let server = try RunningServer(["--cache-dir", directory.path])
+            try Self.expectWholeReplies(from: server, reason: "No space left")
+        }
+    }
+
     /// VmHWM: the most the process has held in memory, in bytes.
     static func peakMemory(of pid: pid_t) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
