@@ -14,6 +14,8 @@ public struct HTTPRequest: Sendable {
     /// Where a body that is not multipart was spooled, on routes that spool uploads (``body`` then
     /// stays empty). Removed when the request ends.
     public var bodyFile: URL?
+    /// Who the request was authenticated as, once a route's service has checked its token.
+    public var client: String?
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
