@@ -137,12 +137,13 @@ public final class SpeechService: Sendable {
     /// A cached reply (or a 304) is free; a new one is charged to `client`'s rate limit.
     func speak(_ order: SpeechOrder, ifNoneMatch: String? = nil, client: String?) throws -> HTTPResponse {
         let request = order.request
-        let etag = "\"\(engine.cacheKey(for: request).digest)\""
+        let key = engine.cacheKey(for: request)
+        let etag = "\"\(key.digest)\""
         var headers = [("Content-Type", order.format.contentType), ("ETag", etag), ("Cache-Control", "public, max-age=86400")]
         if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
             return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
         }
-        if let cached = engine.cachedReply(for: request) {
+        if let cached = engine.cache?.data(for: key) {
             return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(cached))
         }
         try admit(client)

@@ -65,14 +65,18 @@ enum UpstreamHTTP {
 
     /// One request, waited for on a semaphore for `timeout` seconds at most. Returns the body and
     /// response of a 200; anything else throws, retryable for 429, 5xx, timeouts and lost connections.
-    static func send(_ request: URLRequest, timeout: Double, key: String?) throws(UpstreamError) -> (Data, HTTPURLResponse) {
+    static func send(_ request: URLRequest, timeout: Double, key: String?) throws(UpstreamError) -> (
+        Data, HTTPURLResponse
+    ) {
         guard let (data, response, error) = perform(request, timeout: timeout) else {
             throw UpstreamError(status: nil, message: "timed out after \(timeout) s", isRetryable: true)
         }
         if let error {
             let code = (error as? URLError)?.code
-            let message = code == .timedOut ? "timed out after \(timeout) s" : "cannot reach \(request.url?.host ?? "upstream")"
-            throw failure(status: nil, message: message, isRetryable: code != .badURL && code != .unsupportedURL, key: key)
+            let message =
+                code == .timedOut ? "timed out after \(timeout) s" : "cannot reach \(request.url?.host ?? "upstream")"
+            throw failure(
+                status: nil, message: message, isRetryable: code != .badURL && code != .unsupportedURL, key: key)
         }
         guard let response else { throw failure(status: nil, message: "no HTTP response", isRetryable: true, key: key) }
         let body = data ?? Data()
@@ -81,7 +85,9 @@ enum UpstreamHTTP {
             var error = UpstreamError(
                 status: status, message: summary(of: status, body: body, key: key),
                 isRetryable: status == 429 || (500...599).contains(status))
-            if status == 429 { error.retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap(Double.init) }
+            if status == 429 {
+                error.retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap(Double.init)
+            }
             throw error
         }
         return (body, response)

@@ -21,7 +21,14 @@ struct ReplyCacheIntegrityTests {
         ("truncated", { $0.prefix($0.count - 1000) }),
         ("empty", { _ in Data() }),
         ("random bytes", { Data((0..<$0.count).map { _ in UInt8.random(in: 0...255) }) }),
-        ("one byte flipped", { var data = $0; data[data.count / 2] ^= 0x40; return data }),
+        (
+            "one byte flipped",
+            {
+                var data = $0
+                data[data.count / 2] ^= 0x40
+                return data
+            }
+        ),
         ("the bare body", { $0.dropFirst(ReplyCache.headerBytes) }),
     ]
 

@@ -40,14 +40,18 @@ struct TokenLookupTests {
         let file = try AuthTests.tokensFile(lines.joined(separator: "\n") + "\n")
         defer { try? FileManager.default.removeItem(at: file) }
         let store = try TokenStore(file: file)
-        for index in 0..<(TokenStore.rememberedLimit + 10) { #expect(store.authenticate("Bearer t\(index)") == "n\(index)") }
+        for index in 0..<(TokenStore.rememberedLimit + 10) {
+            #expect(store.authenticate("Bearer t\(index)") == "n\(index)")
+        }
         #expect(store.rememberedCount <= TokenStore.rememberedLimit)
     }
 
-    @Test("header forms", arguments: [
-        ("Bearer abc", "abc"), ("bearer abc", "abc"), ("Bearer  abc ", "abc"), (" Bearer abc", "abc"),
-        ("Bearer a b", nil), ("Bearer ", nil), ("Bearer", nil), ("Basic abc", nil), ("Bearer\tabc", nil),
-    ] as [(String, String?)])
+    @Test(
+        "header forms",
+        arguments: [
+            ("Bearer abc", "abc"), ("bearer abc", "abc"), ("Bearer  abc ", "abc"), (" Bearer abc", "abc"),
+            ("Bearer a b", nil), ("Bearer ", nil), ("Bearer", nil), ("Basic abc", nil), ("Bearer\tabc", nil),
+        ] as [(String, String?)])
     func headerForms(header: String, token: String?) {
         #expect(TokenStore.bearerToken(header).map(String.init) == token)
     }

@@ -18,7 +18,9 @@ final class SpoolFile {
         self.sampleRate = sampleRate
         headerInterval = sampleRate / 2
         do {
-            descriptor = try SystemCall.retrying("open") { open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+            descriptor = try SystemCall.retrying("open") {
+                open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            }
         } catch {
             throw Self.failure("cannot create", url, error)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The address of one cached reply: SHA-256 over every field that changes the bytes. Each field is
 /// length-prefixed before hashing, so ("a", "bc") and ("ab", "c") cannot meet at the same key.
@@ -7,6 +8,11 @@ public struct ReplyKey: Hashable, Sendable {
     public let digest: String
 
     public init(engine: String, voice: String, rate: Int, pitch: Int, format: String, text: String) {
+        let fields = Fields(engine: engine, voice: voice, rate: rate, pitch: pitch, format: format, text: text)
+        if let known = Self.recent.withLock({ $0[fields] }) {
+            digest = known
+            return
+        }
         // The leading tag retires every old entry if this encoding ever changes.
         var bytes: [UInt8] = []
         for field in ["speak-reply-1", engine, voice, String(rate), String(pitch), format, text] {
@@ -14,7 +20,21 @@ public struct ReplyKey: Hashable, Sendable {
             bytes += field.utf8
         }
         digest = SHA256.hex(bytes)
+        Self.recent.withLock { recent in
+            if recent.count >= Self.recentLimit { recent = [:] }
+            recent[fields] = digest
+        }
     }
+
+    /// The fields a key is made of, to remember recent keys by: a repeated request (a cache hit)
+    /// costs one dictionary lookup instead of a SHA-256.
+    private struct Fields: Hashable {
+        var engine, voice: String
+        var rate, pitch: Int
+        var format, text: String
+    }
+    private static let recent = Mutex<[Fields: String]>([:])
+    private static let recentLimit = 4096
 }
 
 /// A file operation on the cache directory failed: the POSIX call, its path and `errno`.
@@ -73,7 +93,8 @@ public final class ReplyCache: @unchecked Sendable {
         self.maximumBytes = maximumBytes
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let cutoff = Self.now() - Self.staleTempNanoseconds
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(Self.tempPrefix) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        where name.hasPrefix(Self.tempPrefix) {
             let path = directory.appendingPathComponent(name).path
             if let status = Self.status(of: path), Self.nanoseconds(status.st_mtim) < cutoff { unlink(path) }
         }
@@ -170,13 +191,18 @@ public final class ReplyCache: @unchecked Sendable {
 
     /// Renames a finished temp file into place, or drops it when it alone would exceed the bound.
     fileprivate func moveIntoPlace(_ tempPath: String, bytes: Int, key: ReplyKey) throws {
-        guard bytes <= maximumBytes else { unlink(tempPath); return }
+        guard bytes <= maximumBytes else {
+            unlink(tempPath)
+            return
+        }
         let finalPath = path(for: key)
         // Stamped before the rename, so the entry never appears with a coarse kernel mtime.
         Self.touch(tempPath)
         try lock.withLock {
             let replaced = Self.status(of: finalPath).map { Self.bodyBytes($0) } ?? 0
-            guard rename(tempPath, finalPath) == 0 else { throw ReplyCacheError(function: "rename", path: finalPath, code: errno) }
+            guard rename(tempPath, finalPath) == 0 else {
+                throw ReplyCacheError(function: "rename", path: finalPath, code: errno)
+            }
             estimatedBytes += bytes - replaced
             if estimatedBytes > maximumBytes { evictLeastRecentlyUsed(keeping: finalPath) }
         }
@@ -211,7 +237,9 @@ public final class ReplyCache: @unchecked Sendable {
     /// What an entry counts against the bound: its body.
     private static func bodyBytes(_ status: stat) -> Int { max(0, Int(status.st_size) - headerBytes) }
 
-    private static func nanoseconds(_ time: timespec) -> Int64 { Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec) }
+    private static func nanoseconds(_ time: timespec) -> Int64 {
+        Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
 
     private static func now() -> Int64 {
         var time = timespec()
@@ -241,9 +269,13 @@ public final class ReplyCache: @unchecked Sendable {
         fileprivate init(cache: ReplyCache, key: ReplyKey) throws {
             self.cache = cache
             self.key = key
-            tempPath = cache.directory.appendingPathComponent("\(ReplyCache.tempPrefix)\(key.digest)-\(UUID().uuidString)").path
+            tempPath =
+                cache.directory.appendingPathComponent("\(ReplyCache.tempPrefix)\(key.digest)-\(UUID().uuidString)")
+                .path
             do {
-                descriptor = try SystemCall.retrying("open") { open(tempPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+                descriptor = try SystemCall.retrying("open") {
+                    open(tempPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                }
                 // The header is written at commit, once the body's digest is known.
                 try write([UInt8](repeating: 0, count: ReplyCache.headerBytes), at: 0)
             } catch {

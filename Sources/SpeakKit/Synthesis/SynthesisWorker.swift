@@ -73,7 +73,9 @@ enum WorkerFrame: UInt8 {
             frame += payload
             do {
                 try frame.withUnsafeBytes { bytes in
-                    try SystemCall.writeAll("write", bytes) { pointer, count, _ in Foundation.write(descriptor, pointer, count) }
+                    try SystemCall.writeAll("write", bytes) { pointer, count, _ in
+                        Foundation.write(descriptor, pointer, count)
+                    }
                 }
             } catch let error as SystemCallError {
                 throw WorkerError(error)

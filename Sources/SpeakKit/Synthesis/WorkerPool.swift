@@ -125,7 +125,8 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
                     sampleRate = payload.reduce(0) { $0 << 8 | Int($1) }
                 case .data:
                     guard sampleRate > 0, payload.count % 2 == 0 else {
-                        throw WorkerError("synthesis worker \(worker.pid) sent PCM before its sample rate, or half a sample")
+                        throw WorkerError(
+                            "synthesis worker \(worker.pid) sent PCM before its sample rate, or half a sample")
                     }
                     // If the consumer throws (its client went away), the rest of this reply is still
                     // coming; the worker is killed and replaced rather than drained, as draining a
@@ -178,7 +179,9 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
         defer { condition.unlock() }
         while idle.isEmpty && running > 0 && !isShutDown { condition.wait() }
         guard !isShutDown else { throw WorkerError("the synthesis worker pool is shut down") }
-        guard let worker = idle.popLast() else { throw WorkerError("no synthesis worker is running: none could be started") }
+        guard let worker = idle.popLast() else {
+            throw WorkerError("no synthesis worker is running: none could be started")
+        }
         return worker
     }
 
@@ -287,7 +290,8 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
         sigfillset(&signals)
         posix_spawnattr_setsigdefault(&attributes, &signals)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -316,8 +320,8 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
         // A worker writes frames of SynthesisWorker.frameBytes; a wild length means a broken stream,
         // and must not become a gigabyte allocation.
         guard length <= WorkerFrame.maximumPayloadBytes else {
-            throw WorkerError(
-                "synthesis worker \(worker.pid) sent a frame of \(length) bytes; the limit is \(WorkerFrame.maximumPayloadBytes)")
+            let limit = WorkerFrame.maximumPayloadBytes
+            throw WorkerError("synthesis worker \(worker.pid) sent a frame of \(length) bytes; the limit is \(limit)")
         }
         guard let type = WorkerFrame(rawValue: header[0]) else {
             throw WorkerError("synthesis worker \(worker.pid) sent a frame of unknown type \(header[0])")

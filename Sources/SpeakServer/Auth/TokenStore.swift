@@ -121,7 +121,9 @@ public final class TokenStore: Sendable {
                 throw TokenFileError(path: path, line: index + 1, message: "expected sha256:<64 hex digits> [name]")
             }
             // A nameless token is known by the start of its hash, in logs and rate limits.
-            let name = fields.count > 1 ? fields[1].trimmingCharacters(in: .whitespaces) : "sha256:" + hex.dropFirst(7).prefix(12)
+            let name =
+                fields.count > 1
+                ? fields[1].trimmingCharacters(in: .whitespaces) : "sha256:" + hex.dropFirst(7).prefix(12)
             entries.append(Entry(digest: digest, name: name))
         }
         return entries

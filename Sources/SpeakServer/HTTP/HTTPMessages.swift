@@ -57,11 +57,13 @@ public struct HTTPResponse: Sendable {
 
     public static func json(_ object: Any, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: .data(data))
+        return HTTPResponse(
+            status: status, headers: [("Content-Type", "application/json")] + headers, body: .data(data))
     }
 
     public static func text(_ text: String, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: .data(Data(text.utf8)))
+        HTTPResponse(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: .data(Data(text.utf8)))
     }
 }
 
@@ -75,10 +77,17 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public var code: String?
     public var headers: [(String, String)]
 
-    public init(_ status: Int, _ message: String, type: String? = nil, param: String? = nil, code: String? = nil, headers: [(String, String)] = []) {
+    public init(
+        _ status: Int, _ message: String, type: String? = nil, param: String? = nil, code: String? = nil,
+        headers: [(String, String)] = []
+    ) {
         self.status = status
         self.message = message
-        self.type = type ?? (status == 401 ? "authentication_error" : status == 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error")
+        self.type =
+            type
+            ?? (status == 401
+                ? "authentication_error"
+                : status == 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error")
         self.param = param
         self.code = code
         self.headers = headers
@@ -87,7 +96,9 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(status) \(message)" }
 
     public var response: HTTPResponse {
-        let error: [String: Any] = ["message": message, "type": type, "param": param ?? NSNull(), "code": code ?? NSNull()]
+        let error: [String: Any] = [
+            "message": message, "type": type, "param": param ?? NSNull(), "code": code ?? NSNull(),
+        ]
         return .json(["error": error], status: status, headers: headers)
     }
 }

@@ -1,6 +1,6 @@
+internal import CMicroHTTPD
 import Foundation
 import Synchronization
-internal import CMicroHTTPD
 
 /// An HTTP/1.1 server on libmicrohttpd: a thread pool sized to the cores polls the connections
 /// (keep-alive included) and calls `handler` for each complete request. Handlers run on those
@@ -66,6 +66,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         host: String, port: Int, threads: Int, limits: Limits = Limits(),
         bodyPolicy: @escaping BodyPolicyProvider, handler: @escaping Handler
     ) throws {
+        Self.boundAllocator()
         self.handler = handler
         self.bodyPolicy = bodyPolicy
         self.limits = limits
@@ -79,10 +80,12 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
             MHD_OptionItem(option: MHD_OPTION.CONNECTION_TIMEOUT, value: limits.idleTimeout, ptr_value: nil),
             MHD_OptionItem(
                 option: MHD_OPTION.NOTIFY_COMPLETED,
-                value: unsafeBitCast(requestCompleted as MHD_RequestCompletedCallback, to: Int.self), ptr_value: context),
+                value: unsafeBitCast(requestCompleted as MHD_RequestCompletedCallback, to: Int.self), ptr_value: context
+            ),
             MHD_OptionItem(
                 option: MHD_OPTION.NOTIFY_CONNECTION,
-                value: unsafeBitCast(connectionChanged as MHD_NotifyConnectionCallback, to: Int.self), ptr_value: context),
+                value: unsafeBitCast(connectionChanged as MHD_NotifyConnectionCallback, to: Int.self),
+                ptr_value: context),
             MHD_OptionItem(option: MHD_OPTION.END, value: 0, ptr_value: nil),
         ]
         let flags =
@@ -119,6 +122,20 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     }
 
     deinit { shutdown(timeout: 0) }
+
+    /// glibc's malloc gives every thread that allocates at once an arena of its own (up to 8 per
+    /// core) and, after a large block is freed, raises its mmap threshold, so the next large
+    /// buffers (decoded uploads, PCM) come from those arenas and are never returned: RSS grew with
+    /// every transcription and stayed. Two arenas, a fixed threshold (large blocks are mmapped and
+    /// go back on free), and a trim after each large request keep it flat.
+    static func boundAllocator() {
+        _ = mallopt(M_ARENA_MAX, 2)
+        _ = mallopt(M_MMAP_THRESHOLD, 256 << 10)
+        _ = mallopt(M_TRIM_THRESHOLD, 4 << 20)
+    }
+
+    /// Requests with a body at least this large are followed by a `malloc_trim`.
+    static let trimAfterBytes = 1 << 20
 
     /// The number of open connections, for tests and `/ready`.
     public var openConnections: Int { open.value }
@@ -227,14 +244,19 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
             uploadSize.pointee = 0
             return MHD_Result.YES
         }
-        if let ready = suspensions.takeReady(exchange) { return send(ready.response, on: connection, stream: ready.stream) }
+        if let ready = suspensions.takeReady(exchange) {
+            return send(ready.response, on: connection, stream: ready.stream)
+        }
         if let failure = exchange.finishBody() { return send(failure.response, on: connection) }
         let response = handler(exchange.request)
         switch response.body {
         case .data: return send(response, on: connection)
         case .deferred(let compute):
             guard suspensions.suspend(exchange, connection) else { return send(Self.ending, on: connection) }
-            responders.run { [suspensions] in suspensions.finish(exchange, with: compute()) }
+            responders.run { [suspensions] in
+                suspensions.finish(exchange, with: compute())
+                if exchange.receivedBytes >= Self.trimAfterBytes { _ = malloc_trim(0) }
+            }
             return MHD_Result.YES
         case .stream(let produce):
             guard suspensions.suspend(exchange, connection) else { return send(Self.ending, on: connection) }
@@ -263,7 +285,9 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
                 }
                 started = true
             }
-            if started { stream.finish(failed: false) } else {
+            if started {
+                stream.finish(failed: false)
+            } else {
                 suspensions.finish(exchange, with: response, stream: stream)
                 stream.finish(failed: false)
             }
@@ -292,14 +316,16 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         if let codings = request.header("Transfer-Encoding") {
             let list = codings.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if lengths != nil {
-                return HTTPError(400, "a request may not carry both Transfer-Encoding and Content-Length", code: "invalid_framing")
+                return HTTPError(
+                    400, "a request may not carry both Transfer-Encoding and Content-Length", code: "invalid_framing")
             }
             guard list.last == "chunked" else {
                 return HTTPError(400, "Transfer-Encoding must end with chunked", code: "invalid_framing")
             }
             if list.count > 1 {
                 let others = list.dropLast().joined(separator: ", ")
-                return HTTPError(501, "transfer coding '\(others)' is not supported; send chunked only", code: "not_implemented")
+                return HTTPError(
+                    501, "transfer coding '\(others)' is not supported; send chunked only", code: "not_implemented")
             }
         }
         if let length = lengths?.first.flatMap(Int.init), length > exchange.policy.maximumBytes {
@@ -309,7 +335,9 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         return nil
     }
 
-    fileprivate func send(_ response: HTTPResponse, on connection: OpaquePointer, stream: ResponseStream? = nil) -> MHD_Result {
+    fileprivate func send(_ response: HTTPResponse, on connection: OpaquePointer, stream: ResponseStream? = nil)
+        -> MHD_Result
+    {
         let reply: OpaquePointer?
         if let stream {
             reply = MHD_create_response_from_callback(
@@ -347,6 +375,8 @@ final class Exchange: @unchecked Sendable {  // touched by one libmicrohttpd thr
     var request: HTTPRequest
     let policy: HTTPServer.BodyPolicy
     private var received = 0
+    /// The body's size so far.
+    var receivedBytes: Int { received }
     private var failure: HTTPError?
     private var multipart: MultipartParser?
     private var bodyFile: Int32 = -1
@@ -400,7 +430,9 @@ final class Exchange: @unchecked Sendable {  // touched by one libmicrohttpd thr
         if bodyFile < 0 {
             let url = spool.appendingPathComponent("body-\(UUID().uuidString)")
             bodyFile = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard bodyFile >= 0 else { throw HTTPError(500, "cannot spool the upload: \(String(cString: strerror(errno)))") }
+            guard bodyFile >= 0 else {
+                throw HTTPError(500, "cannot spool the upload: \(String(cString: strerror(errno)))")
+            }
             spooled.append(url)
             request.bodyFile = url
         }
@@ -408,7 +440,9 @@ final class Exchange: @unchecked Sendable {  // touched by one libmicrohttpd thr
         while done < bytes.count {
             let written = write(bodyFile, bytes.baseAddress! + done, bytes.count - done)
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw HTTPError(500, "cannot spool the upload: \(String(cString: strerror(errno)))") }
+            guard written > 0 else {
+                throw HTTPError(500, "cannot spool the upload: \(String(cString: strerror(errno)))")
+            }
             done += written
         }
     }
@@ -482,7 +516,9 @@ final class ResponseStream: @unchecked Sendable {  // guarded by `suspensions.lo
         suspensions.lock.withLock {
             if !pending.isEmpty {
                 let count = min(max, pending.count)
-                pending.withUnsafeBytes { buffer.update(from: $0.bindMemory(to: CChar.self).baseAddress!, count: count) }
+                pending.withUnsafeBytes {
+                    buffer.update(from: $0.bindMemory(to: CChar.self).baseAddress!, count: count)
+                }
                 pending.removeFirst(count)
                 return count
             }
