@@ -7,13 +7,17 @@ Run from the package root:
 
 (a) wrk on the cached `GET /speak?text=Build%20passed` vs nginx sending the same MP3 file
     (sendfile, 2 workers), alternating rounds, medians.  Target: speak >= 0.5x nginx req/s.
+    Also both with a bearer token: speak with a tokens file, nginx checking the same header with a
+    `map` on $http_authorization (401 otherwise).  Target: authenticated speak >= 0.8x nginx.
 (b) uncached POST /speak (unique ~10-word texts, 4 client threads) with --workers 1 vs 2,
     target ratio >= 1.7; plus time to first body byte / total of 20 sequential replies.
 (c) VmRSS of speak serve + its workers and of nginx master + workers, idle and under wrk -c64.
+(d) with --soak N: N transcriptions (POST /api/transcribe, 4 clients, a 3 s WAV and a 1 MB one)
+    and the server's VmRSS every N/10: it must level off, not grow with N.
 Prints Markdown tables and writes Benchmarks/results/server.json. Needs wrk, nginx, curl.
 """
 import argparse, contextlib, http.client, itertools, json, os, random, re, shutil, signal, socket, statistics
-import subprocess, sys, tempfile, threading, time, urllib.request
+import subprocess, sys, tempfile, threading, time, urllib.error, urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -93,27 +97,36 @@ def stop(proc):
     PROCS.remove(proc)
 
 
-def start_speak(args, workers, cache_dir, config):
-    """`speak serve` on a free port with its own cache directory (and no tokens: open server)."""
+TOKEN = "bench-token-0123456789abcdef"
+
+
+def start_speak(args, workers, cache_dir, config, tokens=None):
+    """`speak serve` on a free port with its own cache directory; open unless given a tokens file."""
     port = free_port()
     argv = [args.speak, "serve", "--port", str(port), "--cache-dir", cache_dir, "--workers", str(workers), "--config", config]
+    if tokens:
+        argv += ["--tokens", tokens]
     return start(argv, port, f"{cache_dir}.log"), port
 
 
-def start_nginx(tmp, body_file):
-    """nginx with a private config in tmp: 2 workers, sendfile, body_file at /speak."""
+def start_nginx(tmp, body_file, token=None):
+    """nginx with a private config in tmp: 2 workers, sendfile, body_file at /speak; with a token,
+    only for `Authorization: Bearer <token>` (a map on $http_authorization), else 401."""
     port = free_port()
-    conf = os.path.join(tmp, "nginx.conf")
+    name = "nginx-auth" if token else "nginx"
+    conf = os.path.join(tmp, f"{name}.conf")
     temp_paths = " ".join(f"{kind}_temp_path {tmp}/{kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    auth_map = f'map $http_authorization $allowed {{ default 0; "Bearer {token}" 1; }}\n' if token else ""
+    check = "if ($allowed = 0) { return 401; } " if token else ""
     with open(conf, "w") as f:
-        f.write(f"worker_processes 2; pid {tmp}/nginx.pid; events {{ worker_connections 1024; }}\n"
-                f"http {{ access_log off; sendfile on; tcp_nopush on; {temp_paths}\n"
-                f"  server {{ listen 127.0.0.1:{port}; location = /speak {{ default_type audio/mpeg; alias {body_file}; }} }} }}\n")
-    argv = ["nginx", "-c", conf, "-p", tmp, "-e", f"{tmp}/nginx-error.log", "-g", "daemon off;"]
-    return start(argv, port, f"{tmp}/nginx-stderr.log"), port
+        f.write(f"worker_processes 2; pid {tmp}/{name}.pid; events {{ worker_connections 1024; }}\n"
+                f"http {{ access_log off; sendfile on; tcp_nopush on; {temp_paths}\n{auth_map}"
+                f"  server {{ listen 127.0.0.1:{port}; location = /speak {{ {check}default_type audio/mpeg; alias {body_file}; }} }} }}\n")
+    argv = ["nginx", "-c", conf, "-p", tmp, "-e", f"{tmp}/{name}-error.log", "-g", "daemon off;"]
+    return start(argv, port, f"{tmp}/{name}-stderr.log"), port
 
 
-def wrk(args, port, sample_pid):
+def wrk(args, port, sample_pid, token=None):
     """One wrk run; samples the server's memory meanwhile."""
     peak, done = [0], threading.Event()
 
@@ -123,8 +136,9 @@ def wrk(args, port, sample_pid):
     sampler, before = threading.Thread(target=sample, daemon=True), tree(sample_pid)
     sampler.start()
     try:
-        out = subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency",
-                              f"http://127.0.0.1:{port}{PATH}"], capture_output=True, text=True, check=True).stdout
+        header = ["-H", f"Authorization: Bearer {token}"] if token else []
+        out = subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency"] + header
+                             + [f"http://127.0.0.1:{port}{PATH}"], capture_output=True, text=True, check=True).stdout
         cpu = sum(c for c, _ in cpu_used(sample_pid, before).values())
     finally:
         done.set()
@@ -144,19 +158,33 @@ def cached_vs_nginx(args, tmp, config):
     subprocess.run(["curl", "-sSf", "-o", body_file, f"http://127.0.0.1:{speak_port}{PATH}"], check=True)
     os.chmod(tmp, 0o755)  # nginx workers may run as nobody
     os.chmod(body_file, 0o644)
-    servers = {"speak": (speak, speak_port), "nginx": start_nginx(tmp, body_file)}
+    tokens = os.path.join(tmp, "tokens")
+    subprocess.run([args.speak, "serve", "--hash-token", TOKEN, "--name", "bench"], stdout=open(tokens, "w"), check=True)
+    # The same cache directory: the authenticated server serves the reply the open one made.
+    servers = {"speak": (speak, speak_port), "nginx": start_nginx(tmp, body_file),
+               "speak+auth": start_speak(args, 2, os.path.join(tmp, "cache-a"), config, tokens),
+               "nginx+auth": start_nginx(tmp, body_file, TOKEN)}
     expected = open(body_file, "rb").read()
     for name, (_, port) in servers.items():
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{PATH}", timeout=30) as reply:
+        request = urllib.request.Request(f"http://127.0.0.1:{port}{PATH}")
+        if name.endswith("+auth"):
+            try:
+                urllib.request.urlopen(request, timeout=30)
+                sys.exit(f"{name} answered without a token")
+            except urllib.error.HTTPError as error:
+                if error.code != 401:
+                    sys.exit(f"{name} answered {error.code} without a token, not 401")
+            request.add_header("Authorization", f"Bearer {TOKEN}")
+        with urllib.request.urlopen(request, timeout=30) as reply:
             body, cache = reply.read(), reply.headers["X-Speak-Cache"]
-            if reply.status != 200 or body != expected or (name == "speak" and cache != "hit"):
+            if reply.status != 200 or body != expected or (name.startswith("speak") and cache != "hit"):
                 sys.exit(f"{name} answered {reply.status}, {len(body)} B (cache {cache}), not the {len(expected)} B reply")
     time.sleep(1)
     idle = {name: tree(proc.pid) for name, (proc, _) in servers.items()}
     rounds = {name: [] for name in servers}
     for _ in range(args.rounds):
         for name, (proc, port) in servers.items():
-            rounds[name].append(wrk(args, port, proc.pid))
+            rounds[name].append(wrk(args, port, proc.pid, TOKEN if name.endswith("+auth") else None))
     memory = {name: {"processes": len(idle[name]), "idle_rss_kb": sum(p[0] for p in idle[name].values()),
                      "idle_rss_kb_by_process": [idle[name][pid][0] for pid in sorted(idle[name], key=lambda p: p != proc.pid)],
                      "peak_rss_kb": max(r["peak_rss_kb"] for r in rounds[name])} for name, (proc, _) in servers.items()}
@@ -220,6 +248,46 @@ def uncached(args, tmp, config, workers):
             "reply_bytes": statistics.median(s[2] for s in samples)}
 
 
+def multipart(fields, file_name, data):
+    """A multipart/form-data body and its Content-Type."""
+    boundary = "speakbench" + "".join(random.choice("0123456789abcdef") for _ in range(16))
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in fields.items()]
+    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{file_name}"\r\n'
+                 f'Content-Type: audio/wav\r\n\r\n'.encode() + data + f"\r\n--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+def soak(args, tmp, config):
+    """(d): RSS of speak serve over many transcriptions."""
+    short, long = os.path.join(tmp, "short.wav"), os.path.join(tmp, "long.wav")
+    subprocess.run([args.speak, "-o", short, "Yes please, go ahead."], check=True)
+    subprocess.run([args.speak, "-o", long, " ".join(["This recording is long enough to need a large buffer."] * 12)], check=True)
+    bodies = [multipart({"language": "en"}, "short.wav", open(short, "rb").read()),
+              multipart({"language": "en"}, "long.wav", open(long, "rb").read())]
+    speak, port = start_speak(args, 1, os.path.join(tmp, "cache-soak"), config)
+    rss = lambda: tree(speak.pid).get(speak.pid, (0, 0, 0))[0]
+    numbers, samples, lock = itertools.count(), [(0, rss())], threading.Lock()
+
+    def client(_):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        while (n := next(numbers)) < args.soak and not STOPPING.is_set():
+            body, content_type = bodies[n % 2]
+            conn.request("POST", "/api/transcribe", body, {"Content-Type": content_type})
+            reply = conn.getresponse()
+            reply.read()
+            if reply.status != 200:
+                raise RuntimeError(f"transcription {n}: {reply.status}")
+            if (n + 1) % max(1, args.soak // 10) == 0:
+                with lock:
+                    samples.append((n + 1, rss()))
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(client, range(4)))
+    time.sleep(1)
+    samples.append(("idle after", rss()))
+    stop(speak)
+    return samples
+
+
 def report(args, a, b):
     """Prints the Markdown tables; returns the two headline ratios."""
     table = lambda head, rows: print("\n| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "".join(
@@ -233,23 +301,31 @@ def report(args, a, b):
            for name, rounds in a["rounds"].items()])
     ratio = a["median_rps"]["speak"] / a["median_rps"]["nginx"]
     print(f"\nspeak / nginx = **{ratio:.2f}x** (target >= 0.5x: {'met' if ratio >= 0.5 else 'MISSED'})")
-    print(f"\n### Uncached POST /speak (concurrency {args.concurrency}, {args.duration} s; first byte / total: median of 20 sequential)")
-    table(["workers", "replies", "replies/s", "errors", "first byte ms", "total ms", "reply bytes", "CPU s: workers / server / client / available", "workers' CPU-wait s", "replies per worker CPU-s"],
-          [[r["workers"], r["replies"], f"{r['replies_per_s']:.2f}", r["errors"], f"{r['ttfb_ms']:.0f}", f"{r['total_ms']:.0f}",
-            f"{r['reply_bytes']:.0f}", " / ".join(f"{r['cpu_s'][k]:.1f}" for k in ("workers", "server", "client", "available")),
-            f"{r['cpu_s']['workers_waiting_for_cpu']:.1f}", f"{r['replies'] / r['cpu_s']['workers']:.0f}"] for r in b])
-    scaling = b[1]["replies_per_s"] / b[0]["replies_per_s"]
-    print(f"\nworkers 2 / workers 1 = **{scaling:.2f}x** (target >= 1.7x: {'met' if scaling >= 1.7 else 'MISSED'})")
+    auth = a["median_rps"]["speak+auth"] / a["median_rps"]["nginx+auth"]
+    print(f"\nauthenticated: speak / nginx = **{auth:.2f}x** (target >= 0.8x: {'met' if auth >= 0.8 else 'MISSED'}); "
+          f"speak with tokens / without = {a['median_rps']['speak+auth'] / a['median_rps']['speak']:.2f}x")
+    scaling = None
+    if b:
+        print(f"\n### Uncached POST /speak (concurrency {args.concurrency}, {args.duration} s; first byte / total: median of 20 sequential)")
+        table(["workers", "replies", "replies/s", "errors", "first byte ms", "total ms", "reply bytes", "CPU s: workers / server / client / available", "workers' CPU-wait s", "replies per worker CPU-s"],
+              [[r["workers"], r["replies"], f"{r['replies_per_s']:.2f}", r["errors"], f"{r['ttfb_ms']:.0f}", f"{r['total_ms']:.0f}",
+                f"{r['reply_bytes']:.0f}", " / ".join(f"{r['cpu_s'][k]:.1f}" for k in ("workers", "server", "client", "available")),
+                f"{r['cpu_s']['workers_waiting_for_cpu']:.1f}", f"{r['replies'] / r['cpu_s']['workers']:.0f}"] for r in b])
+        scaling = b[1]["replies_per_s"] / b[0]["replies_per_s"]
+        print(f"\nworkers 2 / workers 1 = **{scaling:.2f}x** (target >= 1.7x: {'met' if scaling >= 1.7 else 'MISSED'})")
     print(f"\n### Memory (VmRSS of the server and its children; peak sampled every 0.2 s under wrk -c{args.connections})")
     table(["server", "processes", "idle MB", "idle MB by process (parent first)", "peak under load MB"],
           [[name, m["processes"], f"{m['idle_rss_kb'] / 1024:.1f}", ", ".join(f"{kb / 1024:.1f}" for kb in m["idle_rss_kb_by_process"]),
             f"{m['peak_rss_kb'] / 1024:.1f}"] for name, m in a["memory"].items()])
-    return {"speak_vs_nginx": ratio, "workers2_vs_workers1": scaling}
+    return {"speak_vs_nginx": ratio, "authenticated_speak_vs_nginx": auth, "workers2_vs_workers1": scaling}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--speak", default=os.path.join(ROOT, ".build/release/speak"))
+    parser.add_argument("--cached-only", action="store_true", help="only (a) and (c): skip the uncached runs")
+    parser.add_argument("--soak", type=int, default=0, help="(d): this many transcriptions, RSS sampled (default: none)")
+    parser.add_argument("--soak-only", action="store_true", help="only (d)")
     for flag, default, meaning in (("duration", 10, "seconds per measurement"), ("rounds", 3, "wrk rounds per server"),
                                    ("threads", 2, "wrk threads"), ("connections", 64, "wrk connections"),
                                    ("concurrency", 4, "client threads for uncached replies")):
@@ -271,9 +347,19 @@ def main():
         config = os.path.join(tmp, "config.json")
         with open(config, "w") as f:
             json.dump({"rateLimitPerMinute": 100000000, "rateLimitBurst": 100000000}, f)
+        if args.soak_only:
+            d = soak(args, tmp, config)
+            print(f"\n### Memory over {args.soak} transcriptions (VmRSS of speak serve)\n\n| transcriptions | MB |\n|---|---|")
+            print("\n".join(f"| {n} | {kb / 1024:.1f} |" for n, kb in d))
+            return
         a = cached_vs_nginx(args, tmp, config)
-        b = [uncached(args, tmp, config, workers) for workers in (1, 2)]
+        b = [] if args.cached_only else [uncached(args, tmp, config, workers) for workers in (1, 2)]
         summary = report(args, a, b)
+        if args.soak:
+            d = soak(args, tmp, config)
+            print(f"\n### Memory over {args.soak} transcriptions (VmRSS of speak serve)\n\n| transcriptions | MB |\n|---|---|")
+            print("\n".join(f"| {n} | {kb / 1024:.1f} |" for n, kb in d))
+            summary["soak_rss_kb"] = d
         os.makedirs(os.path.join(ROOT, "Benchmarks/results"), exist_ok=True)
         with open(os.path.join(ROOT, "Benchmarks/results/server.json"), "w") as f:
             json.dump({"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cpus": os.cpu_count(), "speak": args.speak,

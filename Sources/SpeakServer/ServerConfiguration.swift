@@ -21,6 +21,12 @@ public struct ServerConfiguration: Codable, Sendable {
     /// The ALSA device `POST /play` speaks on.
     public var device = "default"
     public var voicesDirectory: String?
+    /// Open connections at most; one more is answered 503 (see ``HTTPServer/Limits``).
+    public var connectionLimit = 2048
+    /// Seconds an idle connection is kept open.
+    public var idleTimeoutSeconds = 15
+    /// Seconds SIGTERM waits for requests in flight before ending them.
+    public var shutdownGraceSeconds = 30.0
     /// Transcribe through this upstream (Groq, OpenAI, another speak serve) instead of pocketsphinx.
     public var transcription: TranscriptionUpstream?
 
@@ -50,6 +56,9 @@ public struct ServerConfiguration: Codable, Sendable {
         maximumBodyBytes = try value(.maximumBodyBytes, maximumBodyBytes)
         device = try value(.device, device)
         voicesDirectory = try container.decodeIfPresent(String.self, forKey: .voicesDirectory)
+        connectionLimit = try value(.connectionLimit, connectionLimit)
+        idleTimeoutSeconds = try value(.idleTimeoutSeconds, idleTimeoutSeconds)
+        shutdownGraceSeconds = try value(.shutdownGraceSeconds, shutdownGraceSeconds)
         transcription = try container.decodeIfPresent(TranscriptionUpstream.self, forKey: .transcription)
     }
 }

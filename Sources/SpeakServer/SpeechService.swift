@@ -44,6 +44,9 @@ public final class SpeechService: Sendable {
         let path: String
         var open = false
         var body = Body.json
+        /// Charged to the client's rate limit only when it makes a new reply: a cache hit (or a
+        /// 304) costs next to nothing, so it is free.
+        var freeWhenCached = false
         let handle: @Sendable (SpeechService, HTTPRequest) throws -> HTTPResponse
     }
 
@@ -53,12 +56,12 @@ public final class SpeechService: Sendable {
         Route(method: "GET", path: "/ready") { service, _ in service.ready() },
         Route(method: "GET", path: "/voices") { service, _ in service.voices() },
         Route(method: "GET", path: "/v1/models") { service, _ in service.models() },
-        Route(method: "POST", path: "/api/speak") { try $0.speak(SpeechOrder(json: $1.body, service: $0)) },
-        Route(method: "POST", path: "/speak") { try $0.speak(SpeechOrder(json: $1.body, service: $0)) },
-        Route(method: "GET", path: "/speak") {
-            try $0.speak(SpeechOrder(query: $1.query, service: $0), ifNoneMatch: $1.header("If-None-Match"))
+        Route(method: "POST", path: "/api/speak", freeWhenCached: true) { try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client) },
+        Route(method: "POST", path: "/speak", freeWhenCached: true) { try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client) },
+        Route(method: "GET", path: "/speak", freeWhenCached: true) {
+            try $0.speak(SpeechOrder(query: $1.query, service: $0), ifNoneMatch: $1.header("If-None-Match"), client: $1.client)
         },
-        Route(method: "POST", path: "/v1/audio/speech") { try $0.speak(SpeechOrder(openAI: $1.body, service: $0)) },
+        Route(method: "POST", path: "/v1/audio/speech", freeWhenCached: true) { try $0.speak(SpeechOrder(openAI: $1.body, service: $0), client: $1.client) },
         Route(method: "POST", path: "/play") { try $0.play(SpeechOrder(json: $1.body, service: $0)) },
         Route(method: "POST", path: "/api/transcribe", body: .upload) { try $0.transcribe($1, openAI: false) },
         Route(method: "POST", path: "/v1/audio/transcriptions", body: .upload) { try $0.transcribe($1, openAI: true) },
@@ -75,6 +78,7 @@ public final class SpeechService: Sendable {
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
+        var request = request
         do {
             guard let routes = Self.routesByPath[request.path] else {
                 throw HTTPError(404, "no such endpoint: \(request.path)", code: "not_found")
@@ -83,7 +87,10 @@ public final class SpeechService: Sendable {
                 let allowed = routes.map(\.method).joined(separator: ", ")
                 throw HTTPError(405, "\(request.method) is not allowed on \(request.path); use \(allowed)", headers: [("Allow", allowed)])
             }
-            if !route.open { try authorize(request) }
+            if !route.open {
+                request.client = try authenticate(request)
+                if !route.freeWhenCached { try admit(request.client) }
+            }
             return try route.handle(self, request)
         } catch {
             return Self.response(for: error)
@@ -101,14 +108,18 @@ public final class SpeechService: Sendable {
         }
     }
 
-    private func authorize(_ request: HTTPRequest) throws {
-        var client = "anonymous"
-        if let tokens {
-            guard let name = tokens.authenticate(request.header("Authorization")) else {
-                throw HTTPError(401, "a valid bearer token is required", code: "invalid_api_key", headers: [("WWW-Authenticate", "Bearer")])
-            }
-            client = name
+    /// The client's name (its token's), or "anonymous" without a tokens file; 401 without a valid token.
+    private func authenticate(_ request: HTTPRequest) throws -> String {
+        guard let tokens else { return "anonymous" }
+        guard let name = tokens.authenticate(request.header("Authorization")) else {
+            throw HTTPError(401, "a valid bearer token is required", code: "invalid_api_key", headers: [("WWW-Authenticate", "Bearer")])
         }
+        return name
+    }
+
+    /// Takes one request from the client's rate limit, or 429.
+    private func admit(_ client: String?) throws {
+        guard let client else { return }
         if let wait = limiter.admit(client) {
             let seconds = Int(wait.rounded(.up))
             throw HTTPError(429, "rate limit reached; retry in \(seconds) s", code: "rate_limit_exceeded", headers: [("Retry-After", String(seconds))])
@@ -133,16 +144,19 @@ public final class SpeechService: Sendable {
 
     // MARK: - Replies
 
-    func speak(_ order: SpeechOrder, ifNoneMatch: String? = nil) throws -> HTTPResponse {
+    /// A cached reply (or a 304) is free; a new one is charged to `client`'s rate limit.
+    func speak(_ order: SpeechOrder, ifNoneMatch: String? = nil, client: String?) throws -> HTTPResponse {
         let request = order.request
-        let etag = "\"\(engine.cacheKey(for: request).digest)\""
+        let key = engine.cacheKey(for: request)
+        let etag = "\"\(key.digest)\""
         var headers = [("Content-Type", order.format.contentType), ("ETag", etag), ("Cache-Control", "public, max-age=86400")]
         if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
             return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
         }
-        if let cached = engine.cachedReply(for: request) {
+        if let cached = engine.cache?.data(for: key) {
             return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(cached))
         }
+        try admit(client)
         headers.append(("X-Speak-Cache", "miss"))
         let synthesizer = try engine.synthesizer(for: order.voice)
         if let source = synthesizer.source(of: order.voice) { headers.append(("X-Speak-Upstream", source)) }

@@ -46,6 +46,8 @@ extension SpeechService {
                 let fault = error.requestFault!
                 let code = fault.parameter == "language" ? "unsupported_language" : "unknown_words"
                 return HTTPError(400, fault.message, param: fault.parameter, code: code).response
+            } catch let error as TranscriptionUnavailable {
+                return HTTPError(503, String(describing: error), code: "transcriber_unavailable").response
             } catch {
                 return HTTPError(500, "transcription failed: \(error)", code: "transcription_failed").response
             }

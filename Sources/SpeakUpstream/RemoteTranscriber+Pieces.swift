@@ -8,7 +8,8 @@ extension RemoteTranscriber {
         let bytesPerSecond = Self.uploadSettings.bitrate * 1000 / 8
         let budget = maxUploadBytes - Self.encoderOverhead
         guard budget >= bytesPerSecond / 10 else {
-            throw TranscriptionError(message: "an upload limit of \(maxUploadBytes) bytes is too small for MP3", isRetryable: false)
+            throw TranscriptionError(
+                message: "an upload limit of \(maxUploadBytes) bytes is too small for MP3", isRetryable: false)
         }
         let maxLength = Int(Double(budget) / Double(bytesPerSecond) * Double(audio.sampleRate))
         return try encodedPieces(0..<audio.samples.count, of: audio, maxLength: maxLength)
@@ -33,7 +34,8 @@ extension RemoteTranscriber {
             }
             let smaller = piece.count * maxUploadBytes / mp3.count * 9 / 10
             guard smaller >= Self.window(audio.sampleRate) else {
-                throw TranscriptionError(message: "an upload limit of \(maxUploadBytes) bytes is too small for MP3", isRetryable: false)
+                throw TranscriptionError(
+                    message: "an upload limit of \(maxUploadBytes) bytes is too small for MP3", isRetryable: false)
             }
             pieces += try encodedPieces(piece, of: audio, maxLength: smaller)
         }
@@ -58,7 +60,9 @@ extension RemoteTranscriber {
             let latest = min(previous + maxLength, range.upperBound - 1)
             let center = min(max(ideal, earliest), latest)
             cuts.append(
-                quietest(in: max(earliest, center - reach)...min(latest, center + reach), near: center, of: samples, window: window))
+                quietest(
+                    in: max(earliest, center - reach)...min(latest, center + reach), near: center, of: samples,
+                    window: window))
         }
         cuts.append(range.upperBound)
         return zip(cuts, cuts.dropFirst()).map { $0..<$1 }

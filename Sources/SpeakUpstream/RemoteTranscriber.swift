@@ -77,7 +77,8 @@ public struct RemoteTranscriber: Transcriber {
         let key = UpstreamHTTP.key(environment: upstream.keyEnvironment, file: upstream.keyFile)
         let url: URL
         do {
-            url = try UpstreamHTTP.endpoint(upstream.url, upstream.api == .openai ? "/v1/audio/transcriptions" : "/api/transcribe")
+            url = try UpstreamHTTP.endpoint(
+                upstream.url, upstream.api == .openai ? "/v1/audio/transcriptions" : "/api/transcribe")
         } catch {
             throw TranscriptionError(error)
         }
@@ -92,14 +93,16 @@ public struct RemoteTranscriber: Transcriber {
             if upstream.api == .openai, duration < Self.minimumBilledDuration {
                 let what = label.map { "\($0) of the recording" } ?? "the recording"
                 let seconds = String(format: "%.2f", duration)
-                notices.append("\(what) is \(seconds) s; it is billed as \(Int(Self.minimumBilledDuration)) s, the minimum per request")
+                let billed = Int(Self.minimumBilledDuration)
+                notices.append("\(what) is \(seconds) s; it is billed as \(billed) s, the minimum per request")
             }
             let timeout = upstream.timeout ?? Self.defaultTimeout(uploading: mp3.count)
             let request = self.request(url, mp3: mp3, options: options, key: key, timeout: timeout)
             let format = upstream.api == .openai ? upstream.responseFormat ?? .json : .json
             let piece: Transcript
             do {
-                piece = try UpstreamHTTP.withRetries(maxAttempts: maxAttempts, baseDelay: baseDelay) { () throws(UpstreamError) in
+                piece = try UpstreamHTTP.withRetries(maxAttempts: maxAttempts, baseDelay: baseDelay) {
+                    () throws(UpstreamError) in
                     let (body, response) = try UpstreamHTTP.send(request, timeout: timeout, key: key)
                     return try Self.parse(body, response: response, format: format, key: key)
                 }
@@ -171,10 +174,14 @@ public struct RemoteTranscriber: Transcriber {
         // JSON is read as JSON even when text was asked for: some local servers ignore the format.
         if format != .text || contentType.contains("json") {
             guard let reply = try? JSONDecoder().decode(JSONReply.self, from: body) else { throw notATranscript() }
-            let segments = (reply.segments ?? []).map { Transcript.Segment(start: $0.start, end: $0.end, text: trimmed($0.text)) }
+            let segments = (reply.segments ?? []).map {
+                Transcript.Segment(start: $0.start, end: $0.end, text: trimmed($0.text))
+            }
             return Transcript(text: trimmed(reply.text), duration: reply.duration ?? 0, segments: segments)
         }
-        guard !contentType.hasPrefix("text/html"), let text = String(data: body, encoding: .utf8) else { throw notATranscript() }
+        guard !contentType.hasPrefix("text/html"), let text = String(data: body, encoding: .utf8) else {
+            throw notATranscript()
+        }
         return Transcript(text: trimmed(text), duration: 0)
     }
 }

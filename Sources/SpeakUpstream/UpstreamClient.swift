@@ -37,7 +37,8 @@ public struct UpstreamClient: Sendable {
         let key = Self.key(for: upstream)
         let request = try Self.request(text, speed: speed, upstream: upstream, key: key)
         let timeout = upstream.timeout ?? 30
-        return try UpstreamHTTP.withRetries(maxAttempts: maxAttempts, baseDelay: baseDelay) { () throws(UpstreamError) in
+        return try UpstreamHTTP.withRetries(maxAttempts: maxAttempts, baseDelay: baseDelay) {
+            () throws(UpstreamError) in
             try Self.attempt(request, timeout: timeout, key: key)
         }
     }
@@ -60,7 +61,9 @@ public struct UpstreamClient: Sendable {
         var voice: String
     }
 
-    static func request(_ text: String, speed: Double?, upstream: Upstream, key: String?) throws(UpstreamError) -> URLRequest {
+    static func request(_ text: String, speed: Double?, upstream: Upstream, key: String?) throws(UpstreamError)
+        -> URLRequest
+    {
         let url = try UpstreamHTTP.endpoint(upstream.url, upstream.api == .openai ? "/v1/audio/speech" : "/api/speak")
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
@@ -74,7 +77,8 @@ public struct UpstreamClient: Sendable {
         request.httpBody =
             switch upstream.api {
             case .openai:
-                try? encoder.encode(OpenAIBody(model: upstream.model ?? "tts-1", input: text, voice: upstream.voice, speed: speed ?? 1))
+                try? encoder.encode(
+                    OpenAIBody(model: upstream.model ?? "tts-1", input: text, voice: upstream.voice, speed: speed ?? 1))
             case .speak:
                 try? encoder.encode(SpeakBody(text: text, voice: upstream.voice))
             }

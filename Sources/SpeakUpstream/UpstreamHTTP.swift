@@ -65,21 +65,18 @@ enum UpstreamHTTP {
 
     /// One request, waited for on a semaphore for `timeout` seconds at most. Returns the body and
     /// response of a 200; anything else throws, retryable for 429, 5xx, timeouts and lost connections.
-    static func send(_ request: URLRequest, timeout: Double, key: String?) throws(UpstreamError) -> (Data, HTTPURLResponse) {
-        let box = ResultBox()
-        let task = session.dataTask(with: request) { data, response, error in
-            box.set(data: data, response: response as? HTTPURLResponse, error: error)
-        }
-        task.resume()
-        guard box.wait(seconds: timeout) else {
-            task.cancel()
+    static func send(_ request: URLRequest, timeout: Double, key: String?) throws(UpstreamError) -> (
+        Data, HTTPURLResponse
+    ) {
+        guard let (data, response, error) = perform(request, timeout: timeout) else {
             throw UpstreamError(status: nil, message: "timed out after \(timeout) s", isRetryable: true)
         }
-        let (data, response, error) = box.value
         if let error {
             let code = (error as? URLError)?.code
-            let message = code == .timedOut ? "timed out after \(timeout) s" : "cannot reach \(request.url?.host ?? "upstream")"
-            throw failure(status: nil, message: message, isRetryable: code != .badURL && code != .unsupportedURL, key: key)
+            let message =
+                code == .timedOut ? "timed out after \(timeout) s" : "cannot reach \(request.url?.host ?? "upstream")"
+            throw failure(
+                status: nil, message: message, isRetryable: code != .badURL && code != .unsupportedURL, key: key)
         }
         guard let response else { throw failure(status: nil, message: "no HTTP response", isRetryable: true, key: key) }
         let body = data ?? Data()
@@ -88,33 +85,60 @@ enum UpstreamHTTP {
             var error = UpstreamError(
                 status: status, message: summary(of: status, body: body, key: key),
                 isRetryable: status == 429 || (500...599).contains(status))
-            if status == 429 { error.retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap(Double.init) }
+            if status == 429 {
+                error.retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap(Double.init)
+            }
             throw error
         }
         return (body, response)
+    }
+
+    /// One request through the session, waited for `timeout` seconds at most; nil if it timed out.
+    static func perform(_ request: URLRequest, timeout: Double) -> (Data?, HTTPURLResponse?, (any Error)?)? {
+        let box = ResultBox()
+        let task = session.dataTask(with: request) { data, response, error in
+            box.set(data: data, response: response as? HTTPURLResponse, error: error)
+        }
+        task.resume()
+        guard box.wait(seconds: timeout) else {
+            task.cancel()
+            return nil
+        }
+        return box.value
     }
 
     static func failure(status: Int?, message: String, isRetryable: Bool, key: String?) -> UpstreamError {
         UpstreamError(status: status, message: redacted(message, key: key), isRetryable: isRetryable)
     }
 
-    /// One line about a refusal, with the start of the upstream's own explanation. Error bodies can
-    /// echo the key back (OpenAI shows a masked key on 401), so 401/403 bodies are dropped and the
-    /// key is cut out of the rest.
+    /// One line about a refusal, in our words. The upstream's body is never passed on: error bodies
+    /// echo keys back (OpenAI shows a masked key on 401; careless servers echo the header) and say
+    /// things our clients need not see.
     static func summary(of status: Int, body: Data, key: String?) -> String {
         let reason = HTTPURLResponse.localizedString(forStatusCode: status)
-        guard status != 401, status != 403 else { return "the upstream refused the key: \(reason)" }
-        let text = String(decoding: body.prefix(400), as: UTF8.self)
-            .split(whereSeparator: \.isNewline).joined(separator: " ")
-            .trimmingCharacters(in: .whitespaces)
-        let snippet = text.count > 160 ? text.prefix(160) + "…" : text
-        return redacted(snippet.isEmpty ? reason : "\(reason): \(snippet)", key: key)
+        let what =
+            switch status {
+            case 401, 403: "the upstream refused the key"
+            case 429: "the upstream is rate limiting"
+            case 400..<500: "the upstream rejected the request"
+            default: "the upstream failed"
+            }
+        return "\(what): \(reason)"
     }
 
+    /// `message` with the key cut out, in any case, and any masked key (`sk-…****8e7d`,
+    /// `gsk_ab**********cd`) an upstream may have shown.
     static func redacted(_ message: String, key: String?) -> String {
-        guard let key, !key.isEmpty else { return message }
-        return message.replacingOccurrences(of: key, with: "[key]")
+        var text = message
+        if let key, !key.isEmpty { text = text.replacingOccurrences(of: key, with: "[key]", options: .caseInsensitive) }
+        let range = NSRange(text.startIndex..., in: text)
+        return maskedKey.stringByReplacingMatches(in: text, range: range, withTemplate: "[key]")
     }
+
+    /// A word with a run of mask characters in it (`****`, `…`, `...` after a key-like prefix).
+    private static let maskedKey = try! NSRegularExpression(
+        pattern: #"[^\s"',;]*(\*{3,}|(?:\b(?:sk|gsk|pk|rk|key)[-_][^\s"',;]*?(?:…|\.{3})))[^\s"',;]*"#,
+        options: [.caseInsensitive])
 
     /// No cookies, no cache, no redirects: the key goes only to the configured URL.
     private static let session: URLSession = {
@@ -123,6 +147,20 @@ enum UpstreamHTTP {
         configuration.httpCookieStorage = nil
         return URLSession(configuration: configuration, delegate: RedirectRefuser(), delegateQueue: nil)
     }()
+}
+
+/// Requests to another `speak serve` (`speak --remote`), through the same session as the upstream
+/// clients: no cookies, no cache, and no redirects, so a token goes only where it was sent.
+public enum ServerHTTP {
+    /// The status and body of `request`'s answer, whatever the status; throws when there is none.
+    public static func send(_ request: URLRequest, timeout: Double) throws -> (status: Int, body: Data) {
+        guard let (data, response, error) = UpstreamHTTP.perform(request, timeout: timeout) else {
+            throw URLError(.timedOut)
+        }
+        if let error { throw error }
+        guard let response else { throw URLError(.badServerResponse) }
+        return (response.statusCode, data ?? Data())
+    }
 }
 
 /// Carries one task's outcome from URLSession's delegate queue to the waiting thread.

@@ -11,7 +11,9 @@ public struct UpstreamSynthesizer: Synthesizer {
     /// Whether a URL accepts connections now, for ``problems(with:)``.
     private let reachable: @Sendable (String) -> Bool
 
-    public init(client: UpstreamClient = UpstreamClient(), reachable: @escaping @Sendable (String) -> Bool = { _ in true }) {
+    public init(
+        client: UpstreamClient = UpstreamClient(), reachable: @escaping @Sendable (String) -> Bool = { _ in true }
+    ) {
         self.client = client
         self.reachable = reachable
     }

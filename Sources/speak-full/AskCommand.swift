@@ -30,6 +30,7 @@ enum AskCommand {
             var voiceName = VoiceCatalog.defaultVoiceName
             var device = Player.defaultDevice
             var upstream: TranscriptionUpstream?
+            var local = Engines.LocalTranscriber()
             var recording = Recorder.Options(maxDuration: 15, untilSilence: EndPointer.Settings())
             var remaining = arguments[...]
             while let argument = remaining.popFirst() {
@@ -45,21 +46,24 @@ enum AskCommand {
                 case "--timeout": recording.untilSilence?.noSpeechTimeout = try RecordCommand.seconds(&remaining, argument)
                 case "-h", "--help": throw HelpRequested(text: help)
                 case _ where try TranscribeCommand.parseUpstream(argument, &remaining, into: &upstream): break
+                case _ where try local.parse(argument, &remaining): break
                 case _ where argument.hasPrefix("-") && argument.count > 1: throw UsageError("unknown option \(argument) (speak ask --help)")
                 default: prompt.append(argument)
                 }
             }
             guard !prompt.isEmpty else { throw UsageError("no question to ask: speak ask \"Deploy to production?\"") }
-            let transcriber = try Engines.transcriber(upstream: upstream)
-            if let expect, let checking = transcriber as? any ExpectedPhraseChecking, !checking.unknownWords(in: expect).isEmpty {
-                throw UsageError("--expect has words the recogniser does not know: \(checking.unknownWords(in: expect).joined(separator: ", "))")
-            }
+            // The model loads while the prompt plays, so the answer is ready when the speaker stops.
+            let loading = Loading { [upstream, local] in try Engines.transcriber(upstream: upstream, local: local) }
 
             // 1. The prompt, heard whole before the microphone opens.
             let engine = SpeechEngine(catalog: try VoiceCatalog.standard(adding: nil), synthesizers: Engines.synthesizers())
             let question = SynthesisRequest(text: prompt.joined(separator: " "), options: SpeechOptions(voice: try engine.voice(named: voiceName)))
             Interrupt.install()
             try engine.play(question, on: Player(device: device, shouldStop: { Interrupt.requested }))
+            let transcriber = try loading.value()
+            if let expect, let checking = transcriber as? any ExpectedPhraseChecking, !checking.unknownWords(in: expect).isEmpty {
+                throw UsageError("--expect has words the recogniser does not know: \(checking.unknownWords(in: expect).joined(separator: ", "))")
+            }
             // 2. The answer.
             let answer = try RecordCommand.record(with: recording, meter: false)
             guard answer.stopReason != .maxDuration else {
@@ -83,5 +87,26 @@ enum AskCommand {
                 print(transcript.text)
             }
         }
+    }
+}
+
+/// A value made on a thread of its own while the caller does something else (loading a model
+/// while a prompt plays); `value()` waits for it.
+final class Loading<Value: Sendable>: @unchecked Sendable {
+    // `@unchecked`: `result` is written once, before `done` is signalled, and read only after.
+    private var result: Result<Value, any Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ make: @escaping @Sendable () throws -> Value) {
+        Thread.detachNewThread { [self] in
+            result = Result { try make() }
+            done.signal()
+        }
+    }
+
+    func value() throws -> Value {
+        done.wait()
+        done.signal()
+        return try result!.get()
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
+import SpeakCLI
 import SpeakKit
 import SpeakPiper
 import SpeakPocketSphinx
 import SpeakServer
 import SpeakUpstream
+import SpeakWhisper
 
 /// Every engine speak-full carries, registered here and only here: adding an engine is a line in
 /// this file, and no front end changes.
@@ -18,10 +20,47 @@ enum Engines {
         ])
     }
 
-    /// The transcriber for `speak transcribe`, `speak ask` and `speak serve`: the named upstream,
-    /// else pocketsphinx here (`poolSize` decoders for a server's parallel requests).
-    static func transcriber(upstream: TranscriptionUpstream?, poolSize: Int? = nil) throws -> any Transcriber {
+    /// Which local transcriber: `--engine whisper|pocketsphinx` and `--model NAME|PATH`.
+    struct LocalTranscriber {
+        static let engines = ["whisper", "pocketsphinx"]
+        var engine: String?
+        var model: String?
+
+        /// Takes `--engine` and `--model` off the arguments; false if `argument` is neither.
+        mutating func parse(_ argument: String, _ remaining: inout ArraySlice<String>) throws -> Bool {
+            switch argument {
+            case "--engine":
+                guard let name = remaining.popFirst(), Self.engines.contains(name) else {
+                    throw UsageError("--engine is one of \(Self.engines.joined(separator: ", "))")
+                }
+                engine = name
+            case "--model":
+                guard let name = remaining.popFirst() else { throw UsageError("--model needs a name (base, tiny.en) or a path") }
+                model = name
+            default: return false
+            }
+            return true
+        }
+    }
+
+    /// The transcriber for `speak transcribe`, `speak ask` and `speak serve`, chosen here only: the
+    /// named upstream; else Whisper when a model is installed (or `--engine whisper` asks), else
+    /// pocketsphinx, the small fallback (`poolSize` decoders for a server's parallel requests). One
+    /// Whisper model serves every request of a server (it keeps its own bounded pool of states).
+    static func transcriber(
+        upstream: TranscriptionUpstream?, local: LocalTranscriber = LocalTranscriber(), poolSize: Int? = nil
+    ) throws -> any Transcriber {
         if let upstream { return RemoteTranscriber(upstream: upstream) }
+        if local.engine != "pocketsphinx" {
+            let wanted = local.engine == "whisper" || local.model != nil
+            do {
+                return try WhisperTranscriber(model: WhisperModel.find(local.model))
+            } catch where wanted || error.kind == .modelCorrupt {
+                throw error
+            } catch {
+                // No Whisper model installed: pocketsphinx answers.
+            }
+        }
         if let poolSize { return TranscriberPool(size: poolSize) { try PocketSphinxTranscriber() } }
         return try PocketSphinxTranscriber()
     }

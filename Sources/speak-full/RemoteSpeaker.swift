@@ -45,24 +45,13 @@ struct RemoteSpeaker {
         }
     }
 
-    /// URLSession, waited for: the command line has nothing else to do meanwhile.
+    /// Through the redirect-refusing session the upstream clients use: the token goes only to `url`.
     private static func send(_ request: URLRequest) throws -> (Int, Data) {
-        final class Outcome: @unchecked Sendable { var value: Result<(Int, Data), any Error> = .failure(URLError(.unknown)) }
-        let outcome = Outcome()
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, error in
-            if let error {
-                outcome.value = .failure(error)
-            } else {
-                outcome.value = .success(((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data()))
-            }
-            done.signal()
-        }.resume()
-        done.wait()
         do {
-            return try outcome.value.get()
+            return try ServerHTTP.send(request, timeout: request.timeoutInterval)
         } catch {
-            throw InputError(code: .unavailable, message: "cannot reach \(request.url?.absoluteString ?? "server"): \(error.localizedDescription)")
+            let target = request.url?.absoluteString ?? "server"
+            throw InputError(code: .unavailable, message: "cannot reach \(target): \(error.localizedDescription)")
         }
     }
 }

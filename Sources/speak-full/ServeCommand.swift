@@ -14,6 +14,7 @@ enum ServeCommand {
 
         usage: speak serve [--host H] [--port N] [--config FILE] [--tokens FILE] [--cache-dir DIR]
                            [--cache-bytes N] [--workers N] [--voices-dir DIR] [--device NAME]
+                           [--engine whisper|pocketsphinx] [--model NAME|PATH]   (the local transcriber)
                speak serve --hash-token TOKEN [--name NAME]   (prints a line for the tokens file)
 
         Endpoints: GET /health, /ready, /voices, /v1/models, /speak?text=…; POST /speak, /api/speak,
@@ -26,6 +27,7 @@ enum ServeCommand {
     }
 
     private static func run(_ arguments: [String]) throws {
+        var local = Engines.LocalTranscriber()
         var configuration = ServerConfiguration()
         var remaining = arguments[...]
         var hashToken: String?
@@ -43,6 +45,7 @@ enum ServeCommand {
         while let flag = remaining.popFirst() {
             switch flag {
             case "-h", "--help": throw HelpRequested(text: help)
+            case _ where try local.parse(flag, &remaining): break
             case "--config":
                 let path = try value(flag)
                 do { configuration = try ServerConfiguration(file: URL(fileURLWithPath: path)) } catch {
@@ -65,10 +68,10 @@ enum ServeCommand {
         }
         if let hashToken { return print(TokenStore.hashLine(for: hashToken, name: tokenName)) }
         overrides.forEach { $0(&configuration) }
-        try serve(configuration)
+        try serve(configuration, local: local)
     }
 
-    private static func serve(_ configuration: ServerConfiguration) throws {
+    private static func serve(_ configuration: ServerConfiguration, local: Engines.LocalTranscriber) throws {
         signal(SIGPIPE, SIG_IGN)
         let catalog = try VoiceCatalog.standard(adding: configuration.voicesDirectory)
         let cache = try ReplyCache(directory: URL(fileURLWithPath: configuration.cacheDirectory ?? ReplyCache.defaultDirectory.path), maximumBytes: configuration.cacheBytes)
@@ -77,13 +80,24 @@ enum ServeCommand {
         let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("speak-uploads-\(getpid())")
         try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: uploads) }
-        let transcriber = try Engines.transcriber(upstream: configuration.transcription, poolSize: configuration.effectiveWorkers)
+        // A Whisper model that cannot load leaves the rest of the server working: transcription
+        // answers 503 with the reason, logged once here.
+        let transcriber: any Transcriber
+        do {
+            transcriber = try Engines.transcriber(
+                upstream: configuration.transcription, local: local, poolSize: configuration.effectiveWorkers)
+        } catch {
+            FileHandle.standardError.write(Data("speak serve: transcription unavailable: \(error)\n".utf8))
+            transcriber = UnavailableTranscriber(reason: String(describing: error))
+        }
         let engine = SpeechEngine(catalog: catalog, synthesizers: Engines.synthesizers(espeak: workers), cache: cache)
         let service = SpeechService(
             configuration: configuration, engine: engine, tokens: tokens, player: Player(device: configuration.device),
             transcriber: transcriber, uploads: uploads)
         let server = try HTTPServer(
             host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
+            limits: HTTPServer.Limits(
+                connections: configuration.connectionLimit, idleTimeout: configuration.idleTimeoutSeconds),
             bodyPolicy: service.bodyPolicy, handler: service.respond)
         if tokens == nil { FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8)) }
         FileHandle.standardOutput.write(Data("speak serve: listening on http://\(configuration.host):\(server.port)\n".utf8))
@@ -100,7 +114,7 @@ enum ServeCommand {
         }
         for stop in [SIGTERM, SIGINT] { signals.on(stop) { stopped.signal() } }
         stopped.wait()
-        server.shutdown()
+        server.shutdown(timeout: configuration.shutdownGraceSeconds)
         workers.shutdown()
     }
 

@@ -13,7 +13,12 @@ enum TranscribeCommand {
         usage: speak transcribe FILE… [--expect "yes|no|cancel"] [--language en] [--json] [-o FILE]
                speak transcribe --pending [--keep]     (retry the recordings waiting in the spool)
 
-        Recognition is local (pocketsphinx) unless an upstream is named:
+        Recognition is local unless an upstream is named: Whisper (whisper.cpp) when a model is
+        installed, else pocketsphinx.
+          --engine whisper|pocketsphinx   pick the local recogniser
+          --model NAME|PATH               the Whisper model: base, tiny.en, or a ggml-*.bin file
+                                          (looked up in $SPEAK_MODELS, ~/.local/share/speak/models,
+                                          PREFIX/share/speak/models)
           --server URL [--token T]        another speak serve's /api/transcribe (token: $SPEAK_TOKEN)
           --openai URL [--model M]        an OpenAI-compatible API, e.g. https://api.groq.com/openai
                    [--key-env NAME]       (default model whisper-large-v3-turbo; key from $NAME,
@@ -32,6 +37,7 @@ enum TranscribeCommand {
         var keep = false
         var output: String?
         var upstream: TranscriptionUpstream?
+        var local = Engines.LocalTranscriber()
 
         init(_ arguments: [String]) throws {
             var remaining = arguments[...]
@@ -44,6 +50,7 @@ enum TranscribeCommand {
                     guard let value = remaining.popFirst() else { throw UsageError("--language needs a value") }
                     language = value
                 case _ where try parseUpstream(argument, &remaining, into: &upstream): break
+                case _ where try local.parse(argument, &remaining): break
                 case "-o", "--output":
                     guard let value = remaining.popFirst() else { throw UsageError("\(argument) needs a file") }
                     output = value
@@ -60,8 +67,8 @@ enum TranscribeCommand {
 
         var options: TranscriptionOptions { TranscriptionOptions(language: language, expectedPhrases: expect) }
 
-        /// The named upstream, or pocketsphinx here.
-        func makeTranscriber() throws -> any Transcriber { try Engines.transcriber(upstream: upstream) }
+        /// The named upstream, or a recogniser here.
+        func makeTranscriber() throws -> any Transcriber { try Engines.transcriber(upstream: upstream, local: local) }
     }
 
     /// `--server URL`, `--openai URL`, `--model M`, `--key-env NAME`, `--token T`: which upstream
@@ -72,6 +79,8 @@ enum TranscribeCommand {
             guard let url = remaining.popFirst() else { throw UsageError("\(argument) needs a URL") }
             upstream = TranscriptionUpstream(api: argument == "--server" ? .speak : .openai, url: url)
             upstream?.keyEnvironment = argument == "--server" ? "SPEAK_TOKEN" : "OPENAI_API_KEY"
+        // Without an upstream, --model names the local Whisper model (Engines.LocalTranscriber).
+        case "--model" where upstream == nil: return false
         case "--model", "--key-env", "--token":
             guard let value = remaining.popFirst() else { throw UsageError("\(argument) needs a value") }
             guard upstream != nil else { throw UsageError("\(argument) goes with --server or --openai") }

@@ -131,7 +131,7 @@ final class PlaybackTests {
         // Swap the cached reply for a longer one: the second run must play what the cache holds.
         let other = scratch.appendingPathComponent("other.mp3")
         #expect(try Speak.run(["-o", other.path, "This reply came from the cache, not from espeak-ng."]).status == 0)
-        try Data(contentsOf: other).write(to: entries[0])
+        try ReplyCache.writeEntry(Data(contentsOf: other), to: entries[0])
         let cached = try PCMBuffer(audio: Data(contentsOf: other))
         let mark = server.now
         let second = try Speak.run(["--cache", "Build passed."], environment: environment)

@@ -27,11 +27,11 @@ struct ReplyCacheTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
     }
 
-    /// What the entries on disk really add up to, whatever any instance estimates.
+    /// What the entries' bodies on disk really add up to, whatever any instance estimates.
     private func bytesOnDisk(_ directory: URL) -> Int {
         listing(directory).filter { $0.hasSuffix(ReplyCache.entrySuffix) }.reduce(0) { total, name in
             let attributes = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
-            return total + ((attributes?[.size] as? Int) ?? 0)
+            return total + ((attributes?[.size] as? Int) ?? 0) - ReplyCache.headerBytes
         }
     }
 

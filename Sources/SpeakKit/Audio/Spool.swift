@@ -46,7 +46,8 @@ public struct Spool: Sendable, Equatable {
 
     /// A fresh file name for a new recording, creating the directory if needed.
     func newRecordingURL() throws -> URL {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         var parts = tm()
@@ -60,9 +61,10 @@ public struct Spool: Sendable, Equatable {
 
     /// Whether a live recorder holds the file's lock.
     private static func isBeingWritten(_ url: URL) -> Bool {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return true }
+        guard let descriptor = try? SystemCall.retrying("open", { open(url.path, O_RDONLY | O_CLOEXEC) }) else {
+            return true
+        }
         defer { close(descriptor) }
-        return flock(descriptor, LOCK_SH | LOCK_NB) != 0
+        return (try? SystemCall.retrying("flock") { flock(descriptor, LOCK_SH | LOCK_NB) }) == nil
     }
 }

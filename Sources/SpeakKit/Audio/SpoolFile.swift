@@ -17,9 +17,14 @@ final class SpoolFile {
         self.url = url
         self.sampleRate = sampleRate
         headerInterval = sampleRate / 2
-        descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw Self.failure("cannot create", url) }
-        flock(descriptor, LOCK_EX)
+        do {
+            descriptor = try SystemCall.retrying("open") {
+                open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            }
+        } catch {
+            throw Self.failure("cannot create", url, error)
+        }
+        _ = try? SystemCall.retrying("flock") { flock(descriptor, LOCK_EX) }
         do throws(RecorderError) {
             try write(WAV.header(sampleRate: sampleRate, dataBytes: 0), at: 0)
         } catch {
@@ -55,26 +60,25 @@ final class SpoolFile {
     }
 
     private func write(_ data: Data, at offset: Int) throws(RecorderError) {
-        guard data.withUnsafeBytes({ pwriteAll($0, at: offset) }) else { throw Self.failure("cannot write", url) }
+        do {
+            try data.withUnsafeBytes { try pwriteAll($0, at: offset) }
+        } catch {
+            throw Self.failure("cannot write", url, error as? SystemCallError ?? SystemCallError("pwrite"))
+        }
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(RecorderError) {
-        guard pwriteAll(bytes, at: offset) else { throw Self.failure("cannot write", url) }
+        do { try pwriteAll(bytes, at: offset) } catch { throw Self.failure("cannot write", url, error) }
     }
 
-    /// `pwrite` until all is written; `false` with `errno` set on failure.
-    private func pwriteAll(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let written = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            done += written
+    /// `pwrite` until all is written.
+    private func pwriteAll(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(SystemCallError) {
+        try SystemCall.writeAll("pwrite", bytes) { pointer, count, done in
+            pwrite(descriptor, pointer, count, off_t(offset + done))
         }
-        return true
     }
 
-    private static func failure(_ what: String, _ url: URL) -> RecorderError {
-        .recordingFailed("\(what) \(url.path): \(String(cString: strerror(errno)))")
+    private static func failure(_ what: String, _ url: URL, _ error: SystemCallError) -> RecorderError {
+        .recordingFailed("\(what) \(url.path): \(error.message)")
     }
 }

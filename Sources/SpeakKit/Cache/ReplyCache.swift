@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The address of one cached reply: SHA-256 over every field that changes the bytes. Each field is
 /// length-prefixed before hashing, so ("a", "bc") and ("ab", "c") cannot meet at the same key.
@@ -7,6 +8,11 @@ public struct ReplyKey: Hashable, Sendable {
     public let digest: String
 
     public init(engine: String, voice: String, rate: Int, pitch: Int, format: String, text: String) {
+        let fields = Fields(engine: engine, voice: voice, rate: rate, pitch: pitch, format: format, text: text)
+        if let known = Self.recent.withLock({ $0[fields] }) {
+            digest = known
+            return
+        }
         // The leading tag retires every old entry if this encoding ever changes.
         var bytes: [UInt8] = []
         for field in ["speak-reply-1", engine, voice, String(rate), String(pitch), format, text] {
@@ -14,7 +20,21 @@ public struct ReplyKey: Hashable, Sendable {
             bytes += field.utf8
         }
         digest = SHA256.hex(bytes)
+        Self.recent.withLock { recent in
+            if recent.count >= Self.recentLimit { recent = [:] }
+            recent[fields] = digest
+        }
     }
+
+    /// The fields a key is made of, to remember recent keys by: a repeated request (a cache hit)
+    /// costs one dictionary lookup instead of a SHA-256.
+    private struct Fields: Hashable {
+        var engine, voice: String
+        var rate, pitch: Int
+        var format, text: String
+    }
+    private static let recent = Mutex<[Fields: String]>([:])
+    private static let recentLimit = 4096
 }
 
 /// A file operation on the cache directory failed: the POSIX call, its path and `errno`.
@@ -26,6 +46,11 @@ public struct ReplyCacheError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Finished replies on disk, addressed by `ReplyKey`, bounded in bytes, least recently used out first.
+///
+/// Each entry file is a 48-byte header (`SPKREPL1`, the body's length as a big-endian UInt64, the
+/// body's SHA-256) and the body. An entry read from disk is served only if its length and digest
+/// match; a truncated, overwritten or empty one is deleted and counts as a miss, so the reply is
+/// made again. Replies held in memory were checked when they were read.
 ///
 /// The CLI and the server share one directory, so the directory is the truth, not this object:
 /// an entry appears only by `rename` of a complete temp file, recency is each file's mtime, and
@@ -54,6 +79,9 @@ public final class ReplyCache: @unchecked Sendable {
     public static let defaultMaximumBytes = 256 << 20
 
     static let entrySuffix = ".reply"
+    /// Bytes before the body in an entry file: magic, length, SHA-256.
+    public static let headerBytes = 48
+    static let magic = Array("SPKREPL1".utf8)
     static let tempPrefix = ".tmp-"
     /// A temp file untouched this long belongs to a writer that died: live writers touch it with every chunk.
     static let staleTempNanoseconds: Int64 = 60_000_000_000
@@ -65,7 +93,8 @@ public final class ReplyCache: @unchecked Sendable {
         self.maximumBytes = maximumBytes
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let cutoff = Self.now() - Self.staleTempNanoseconds
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(Self.tempPrefix) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        where name.hasPrefix(Self.tempPrefix) {
             let path = directory.appendingPathComponent(name).path
             if let status = Self.status(of: path), Self.nanoseconds(status.st_mtim) < cutoff { unlink(path) }
         }
@@ -91,7 +120,13 @@ public final class ReplyCache: @unchecked Sendable {
             return held
         }
         // An open file reads whole even if another process evicts or replaces it meanwhile.
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let file = FileManager.default.contents(atPath: path) else { return nil }
+        guard let data = Self.verifiedBody(of: file) else {
+            // Cut short, overwritten or empty: never served; the reply is made again.
+            unlink(path)
+            lock.withLock { estimatedBytes -= max(0, file.count - Self.headerBytes) }
+            return nil
+        }
         Self.touch(path)
         lock.withLock { hold(data, digest: key.digest, now: now) }
         return data
@@ -106,6 +141,38 @@ public final class ReplyCache: @unchecked Sendable {
             hot[oldest.key] = nil
             hotBytes -= oldest.value.data.count
         }
+    }
+
+    /// The header an entry with `body` starts with.
+    static func header(for body: UnsafeRawBufferPointer) -> [UInt8] {
+        var header = magic
+        withUnsafeBytes(of: UInt64(body.count).bigEndian) { header += $0 }
+        return header + SHA256.digest(body)
+    }
+
+    /// The body of a whole entry file, if its header is ours and its length and digest match.
+    static func verifiedBody(of file: Data) -> Data? {
+        guard file.count >= headerBytes, file.prefix(magic.count).elementsEqual(magic) else { return nil }
+        let start = file.startIndex
+        let length = file[(start + 8)..<(start + 16)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard length == UInt64(file.count - headerBytes) else { return nil }
+        let body = file[(start + headerBytes)...]
+        guard SHA256.digest(body).elementsEqual(file[(start + 16)..<(start + headerBytes)]) else { return nil }
+        return Data(body)
+    }
+
+    /// The reply an entry file holds, checked; for tools and tests that look into the directory.
+    public static func storedReply(at url: URL) throws -> Data {
+        guard let body = verifiedBody(of: try Data(contentsOf: url)) else {
+            throw ReplyCacheError(function: "verify", path: url.path, code: EBADMSG)
+        }
+        return body
+    }
+
+    /// Writes `body` to `url` as an entry file (for tools and tests; the cache itself writes
+    /// through ``Entry``).
+    public static func writeEntry(_ body: Data, to url: URL) throws {
+        try (Data(body.withUnsafeBytes { header(for: $0) }) + body).write(to: url)
     }
 
     public func contains(_ key: ReplyKey) -> Bool { FileManager.default.fileExists(atPath: path(for: key)) }
@@ -124,13 +191,18 @@ public final class ReplyCache: @unchecked Sendable {
 
     /// Renames a finished temp file into place, or drops it when it alone would exceed the bound.
     fileprivate func moveIntoPlace(_ tempPath: String, bytes: Int, key: ReplyKey) throws {
-        guard bytes <= maximumBytes else { unlink(tempPath); return }
+        guard bytes <= maximumBytes else {
+            unlink(tempPath)
+            return
+        }
         let finalPath = path(for: key)
         // Stamped before the rename, so the entry never appears with a coarse kernel mtime.
         Self.touch(tempPath)
         try lock.withLock {
-            let replaced = Self.status(of: finalPath).map { Int($0.st_size) } ?? 0
-            guard rename(tempPath, finalPath) == 0 else { throw ReplyCacheError(function: "rename", path: finalPath, code: errno) }
+            let replaced = Self.status(of: finalPath).map { Self.bodyBytes($0) } ?? 0
+            guard rename(tempPath, finalPath) == 0 else {
+                throw ReplyCacheError(function: "rename", path: finalPath, code: errno)
+            }
             estimatedBytes += bytes - replaced
             if estimatedBytes > maximumBytes { evictLeastRecentlyUsed(keeping: finalPath) }
         }
@@ -144,7 +216,7 @@ public final class ReplyCache: @unchecked Sendable {
             .compactMap { name -> (lastUsed: Int64, path: String, bytes: Int)? in
                 let path = directory.appendingPathComponent(name).path
                 guard let status = Self.status(of: path) else { return nil }
-                return (Self.nanoseconds(status.st_mtim), path, Int(status.st_size))
+                return (Self.nanoseconds(status.st_mtim), path, Self.bodyBytes(status))
             }
             .sorted { ($0.lastUsed, $0.path) < ($1.lastUsed, $1.path) }
         estimatedBytes = entries.reduce(0) { $0 + $1.bytes }
@@ -162,7 +234,12 @@ public final class ReplyCache: @unchecked Sendable {
         return stat(path, &status) == 0 ? status : nil
     }
 
-    private static func nanoseconds(_ time: timespec) -> Int64 { Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec) }
+    /// What an entry counts against the bound: its body.
+    private static func bodyBytes(_ status: stat) -> Int { max(0, Int(status.st_size) - headerBytes) }
+
+    private static func nanoseconds(_ time: timespec) -> Int64 {
+        Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
 
     private static func now() -> Int64 {
         var time = timespec()
@@ -186,43 +263,88 @@ public final class ReplyCache: @unchecked Sendable {
         private let cache: ReplyCache
         private let key: ReplyKey
         private let tempPath: String
-        private var file: FileHandle?
+        private var descriptor: Int32 = -1
         private var bytes = 0
 
         fileprivate init(cache: ReplyCache, key: ReplyKey) throws {
             self.cache = cache
             self.key = key
-            tempPath = cache.directory.appendingPathComponent("\(ReplyCache.tempPrefix)\(key.digest)-\(UUID().uuidString)").path
-            let descriptor = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw ReplyCacheError(function: "open", path: tempPath, code: errno) }
-            file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            tempPath =
+                cache.directory.appendingPathComponent("\(ReplyCache.tempPrefix)\(key.digest)-\(UUID().uuidString)")
+                .path
+            do {
+                descriptor = try SystemCall.retrying("open") {
+                    open(tempPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                }
+                // The header is written at commit, once the body's digest is known.
+                try write([UInt8](repeating: 0, count: ReplyCache.headerBytes), at: 0)
+            } catch {
+                abandon()
+                throw Self.failure(error, tempPath)
+            }
+        }
+
+        private static func failure(_ error: any Error, _ path: String) -> any Error {
+            guard let error = error as? SystemCallError else { return error }
+            return ReplyCacheError(function: error.function, path: path, code: error.code)
+        }
+
+        private func write(_ bytes: [UInt8], at offset: Int) throws {
+            try bytes.withUnsafeBytes { try write($0, at: offset) }
+        }
+
+        private func write(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(SystemCallError) {
+            try SystemCall.writeAll("write", buffer) { pointer, count, done in
+                pwrite(descriptor, pointer, count, off_t(offset + done))
+            }
         }
 
         public func append(_ chunk: Data) throws {
-            guard let file else { throw ReplyCacheError(function: "append", path: tempPath, code: EBADF) }
+            guard descriptor >= 0 else { throw ReplyCacheError(function: "append", path: tempPath, code: EBADF) }
+            let offset = ReplyCache.headerBytes + bytes
             bytes += chunk.count
             // Past the bound the reply will be dropped at commit: stop filling the disk with it.
-            if bytes <= cache.maximumBytes { try file.write(contentsOf: chunk) }
+            guard bytes <= cache.maximumBytes else { return }
+            do { try chunk.withUnsafeBytes { try write($0, at: offset) } } catch { throw Self.failure(error, tempPath) }
         }
 
-        /// Makes the reply visible under its key, then evicts to the bound.
+        /// Stamps the header (length and digest of what was written), makes the reply visible
+        /// under its key, then evicts to the bound.
         public func commit() throws {
-            guard let file else { throw ReplyCacheError(function: "commit", path: tempPath, code: EBADF) }
-            self.file = nil
+            guard descriptor >= 0 else { throw ReplyCacheError(function: "commit", path: tempPath, code: EBADF) }
+            let descriptor = self.descriptor
+            self.descriptor = -1
+            defer { close(descriptor) }
+            guard bytes <= cache.maximumBytes else {
+                unlink(tempPath)
+                return
+            }
             do {
-                try file.close()
+                var body = [UInt8](repeating: 0, count: bytes)
+                let read = try body.withUnsafeMutableBytes { buffer in
+                    try SystemCall.readFully("pread", into: buffer) { pointer, count in
+                        pread(descriptor, pointer, count, off_t(ReplyCache.headerBytes + bytes - count))
+                    }
+                }
+                guard read == bytes else { throw SystemCallError("pread", code: EIO) }
+                let header = body.withUnsafeBytes { ReplyCache.header(for: $0) }
+                try header.withUnsafeBytes { buffer in
+                    try SystemCall.writeAll("write", buffer) { pointer, count, done in
+                        pwrite(descriptor, pointer, count, off_t(done))
+                    }
+                }
                 try cache.moveIntoPlace(tempPath, bytes: bytes, key: key)
             } catch {
                 unlink(tempPath)
-                throw error
+                throw Self.failure(error, tempPath)
             }
         }
 
         /// Deletes what was written; nothing under the key changes.
         public func abandon() {
-            guard let file else { return }
-            self.file = nil
-            try? file.close()
+            guard descriptor >= 0 else { return }
+            close(descriptor)
+            descriptor = -1
             unlink(tempPath)
         }
 

@@ -49,14 +49,26 @@ public enum JSONValue: Codable, Sendable, Equatable {
         self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
     }
 
+    /// `value` in quotes, `\\` and `"` escaped. By hand: Foundation's replacingOccurrences goes
+    /// through NSString, and this runs for every request the server answers, cache hits included.
+    private static func quoted(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 }) else { return "\"" + value + "\"" }
+        var escaped = [UInt8(ascii: "\"")]
+        for byte in value.utf8 {
+            if byte == 0x5C || byte == 0x22 { escaped.append(0x5C) }
+            escaped.append(byte)
+        }
+        escaped.append(UInt8(ascii: "\""))
+        return String(decoding: escaped, as: UTF8.self)
+    }
+
     /// One fixed spelling of the value (keys sorted), for cache keys.
     public var canonical: String {
         switch self {
         case .null: "null"
         case .bool(let value): value ? "true" : "false"
         case .number(let value): value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-        case .string(let value): "\"" + value.replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        case .string(let value): Self.quoted(value)
         case .array(let values): "[" + values.map(\.canonical).joined(separator: ",") + "]"
         case .object(let members):
             "{" + members.sorted { $0.key < $1.key }.map { JSONValue.string($0.key).canonical + ":" + $0.value.canonical }

@@ -71,14 +71,14 @@ enum WorkerFrame: UInt8 {
             var frame = Data([type.rawValue])
             withUnsafeBytes(of: UInt32(payload.count).bigEndian) { frame.append(contentsOf: $0) }
             frame += payload
-            try frame.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0 && errno == EINTR { continue }
-                    guard written > 0 else { throw WorkerError(systemCall: "write") }
-                    offset += written
+            do {
+                try frame.withUnsafeBytes { bytes in
+                    try SystemCall.writeAll("write", bytes) { pointer, count, _ in
+                        Foundation.write(descriptor, pointer, count)
+                    }
                 }
+            } catch let error as SystemCallError {
+                throw WorkerError(error)
             }
         }
     }
@@ -100,8 +100,7 @@ private struct LineReader {
                 buffer = buffer[(newline + 1)...]
                 return Data(line)
             }
-            let count = read(descriptor, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
+            let count = (try? SystemCall.retrying("read") { read(descriptor, &chunk, chunk.count) }) ?? 0
             guard count > 0 else { return nil }
             buffer.append(contentsOf: chunk[0..<count])
         }

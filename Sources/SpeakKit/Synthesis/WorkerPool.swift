@@ -7,7 +7,7 @@ public struct WorkerError: Error, CustomStringConvertible, Sendable {
 
     public init(_ message: String) { self.message = message }
 
-    init(systemCall: String) { self.init("\(systemCall) failed: \(String(cString: strerror(errno)))") }
+    init(_ error: SystemCallError) { self.init("\(error.function) failed: \(error.message)") }
 
     public var description: String { message }
 }
@@ -15,18 +15,31 @@ public struct WorkerError: Error, CustomStringConvertible, Sendable {
 /// The server side of ``SynthesisWorker``: a fixed number of `speak worker` processes, each
 /// serving one reply at a time, so synthesis uses every core.
 ///
+/// Each worker has a thread waiting for its exit, so one that dies while idle is reaped and
+/// replaced at once, never handed a request. A request whose worker dies before the first PCM
+/// reached the caller is tried again on another worker.
+///
 /// Children are started with posix_spawn rather than Foundation's `Process`, whose
 /// `waitUntilExit` can hang off the main thread. glibc has no `POSIX_SPAWN_CLOEXEC_DEFAULT`, so a
 /// child inherits every descriptor not marked close-on-exec: the pool marks its own, and the
 /// server must open its listening and client sockets with `SOCK_CLOEXEC`, or a worker would hold
 /// them open.
-public final class WorkerPool: Synthesizer, @unchecked Sendable {
-    private struct Worker {
+public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by `condition`
+    /// One worker process. `exited` is set (under the pool's lock) before the process is reaped,
+    /// so a signal sent while it is clear cannot reach a recycled process ID.
+    private final class Worker: @unchecked Sendable {  // `exited` guarded by the pool's `condition`
         let pid: pid_t
         /// The parent's end of a socket pair: the child's standard input and output. A socket,
         /// not pipes, so writes can pass `MSG_NOSIGNAL`: a dead worker gives EPIPE, not a SIGPIPE
         /// that would kill the server.
         let socket: Int32
+        var exited = false
+        let reaped = DispatchSemaphore(value: 0)
+
+        init(pid: pid_t, socket: Int32) {
+            self.pid = pid
+            self.socket = socket
+        }
     }
 
     private let executable: URL
@@ -37,18 +50,24 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {
     /// Workers started and not yet stopped, idle or busy.
     private var running = 0
     private var isShutDown = false
+    /// Workers that died and were replaced, for tests and logs.
+    private(set) var replacedCount = 0
 
     public init(executable: URL, arguments: [String] = ["worker"], size: Int) throws {
         precondition(size > 0, "a worker pool needs at least one worker")
         self.executable = executable
         self.arguments = arguments
+        var started: [Worker] = []
         do {
-            for _ in 0..<size { idle.append(try spawn()) }
+            for _ in 0..<size { started.append(try spawn()) }
         } catch {
-            idle.forEach { stop($0, kill: true) }
+            started.forEach { retire($0, kill: true) }
             throw error
         }
-        running = size
+        condition.withLock {
+            idle = started
+            running = size
+        }
     }
 
     deinit { shutdown() }
@@ -63,42 +82,70 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {
     }
 
     /// Synthesises `request` in the next free worker, handing its PCM to `onChunk` piece by piece
-    /// as the worker produces it. Blocks the calling thread (one of the HTTP server's pool) for
-    /// the reply, and first until a worker is free if all are busy.
+    /// as the worker produces it. Blocks the calling thread for the reply, and first until a
+    /// worker is free if all are busy.
     ///
-    /// Throws ``WorkerError`` when the worker reports a failure or dies, and rethrows what
-    /// `onChunk` throws; either way the worker is ready, or replaced, for the next request.
+    /// A worker that dies before any PCM was handed on is replaced and the request tried on
+    /// another, up to the pool's size plus one times. Throws ``WorkerError`` when the worker
+    /// reports a failure or dies mid-reply, and rethrows what `onChunk` throws; either way the
+    /// worker is ready, or replaced, for the next request.
     public func synthesize(_ request: SynthesisRequest, onChunk: (PCMChunk) throws -> Void) throws {
         // JSONEncoder escapes newlines inside strings, so the request is exactly one line.
         let line = try JSONEncoder().encode(request) + [0x0A]
+        let attempts = condition.withLock { running } + 1
+        for attempt in 1...attempts {
+            do {
+                return try synthesize(line, onChunk: onChunk)
+            } catch let died as WorkerDied where !died.delivered && attempt < attempts {
+                continue
+            } catch let died as WorkerDied {
+                throw died.error
+            }
+        }
+    }
+
+    /// A worker ended mid-request; `delivered` if some of its PCM had already been handed on.
+    private struct WorkerDied: Error {
+        let error: WorkerError
+        let delivered: Bool
+    }
+
+    private func synthesize(_ line: Data, onChunk: (PCMChunk) throws -> Void) throws {
         let worker = try checkOut()
         var readyForNext = false
+        var delivered = false
         defer { checkIn(worker, replace: !readyForNext) }
-        try send(line, to: worker)
-        var sampleRate = 0
-        while true {
-            let (type, payload) = try readFrame(from: worker)
-            switch type {
-            case .start:
-                sampleRate = payload.reduce(0) { $0 << 8 | Int($1) }
-            case .data:
-                guard sampleRate > 0, payload.count % 2 == 0 else {
-                    throw WorkerError("synthesis worker \(worker.pid) sent PCM before its sample rate, or half a sample")
+        do {
+            try send(line, to: worker)
+            var sampleRate = 0
+            while true {
+                let (type, payload) = try readFrame(from: worker)
+                switch type {
+                case .start:
+                    sampleRate = payload.reduce(0) { $0 << 8 | Int($1) }
+                case .data:
+                    guard sampleRate > 0, payload.count % 2 == 0 else {
+                        throw WorkerError(
+                            "synthesis worker \(worker.pid) sent PCM before its sample rate, or half a sample")
+                    }
+                    // If the consumer throws (its client went away), the rest of this reply is still
+                    // coming; the worker is killed and replaced rather than drained, as draining a
+                    // long text would hold a core for seconds to produce audio nobody hears.
+                    let samples = payload.withUnsafeBytes { bytes in
+                        bytes.bindMemory(to: Int16.self).map { Int16(littleEndian: $0) }
+                    }
+                    delivered = true
+                    try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: sampleRate)) }
+                case .end:
+                    readyForNext = true
+                    return
+                case .error:
+                    readyForNext = true
+                    throw WorkerError(String(decoding: payload, as: UTF8.self))
                 }
-                // If the consumer throws (its client went away), the rest of this reply is still
-                // coming; the worker is killed and replaced rather than drained, as draining a
-                // long text would hold a core for seconds to produce audio nobody hears.
-                let samples = payload.withUnsafeBytes { bytes in
-                    bytes.bindMemory(to: Int16.self).map { Int16(littleEndian: $0) }
-                }
-                try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: sampleRate)) }
-            case .end:
-                readyForNext = true
-                return
-            case .error:
-                readyForNext = true
-                throw WorkerError(String(decoding: payload, as: UTF8.self))
             }
+        } catch let error as SystemCallError {
+            throw WorkerDied(error: died(worker, error), delivered: delivered)
         }
     }
 
@@ -112,31 +159,56 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {
         running -= stopping.count
         condition.broadcast()
         condition.unlock()
-        stopping.forEach { stop($0, kill: false) }
+        stopping.forEach { retire($0, kill: false) }
     }
 
     /// The idle workers' process IDs, for tests.
     var idleProcessIDs: [pid_t] { condition.withLock { idle.map(\.pid) } }
+
+    /// Waits until at least `count` workers have been replaced, or `seconds` pass; for tests.
+    func waitForReplacements(_ count: Int, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while replacedCount < count { guard condition.wait(until: deadline) else { return replacedCount >= count } }
+        return true
+    }
 
     private func checkOut() throws -> Worker {
         condition.lock()
         defer { condition.unlock() }
         while idle.isEmpty && running > 0 && !isShutDown { condition.wait() }
         guard !isShutDown else { throw WorkerError("the synthesis worker pool is shut down") }
-        guard let worker = idle.popLast() else { throw WorkerError("no synthesis worker is running: none could be started") }
+        guard let worker = idle.popLast() else {
+            throw WorkerError("no synthesis worker is running: none could be started")
+        }
         return worker
     }
 
     private func checkIn(_ worker: Worker, replace: Bool) {
-        var worker: Worker? = worker
-        if replace {
-            stop(worker!, kill: true)
-            worker = condition.withLock { isShutDown } ? nil : try? spawn()
+        guard replace else {
+            condition.lock()
+            if !isShutDown && !worker.exited {
+                idle.append(worker)
+                condition.signal()
+                condition.unlock()
+                return
+            }
+            condition.unlock()
+            return replaced(worker, kill: false)
         }
+        replaced(worker, kill: true)
+    }
+
+    /// Stops `worker` and puts a fresh one in its place (none after shutdown).
+    private func replaced(_ worker: Worker, kill: Bool) {
+        retire(worker, kill: kill)
+        let fresh = condition.withLock { isShutDown } ? nil : try? spawn()
         condition.lock()
-        if let worker, !isShutDown {
-            idle.append(worker)
-            condition.signal()
+        if let fresh, !isShutDown {
+            replacedCount += 1
+            idle.append(fresh)
+            condition.broadcast()
             condition.unlock()
             return
         }
@@ -144,21 +216,57 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {
         running -= 1
         condition.broadcast()
         condition.unlock()
-        if let worker { stop(worker, kill: false) }
+        if let fresh { retire(fresh, kill: false) }
     }
 
     /// Closing the socket ends the worker's input, so it exits; `kill` is for one mid-reply.
-    private func stop(_ worker: Worker, kill: Bool) {
-        if kill { Foundation.kill(worker.pid, SIGKILL) }
+    /// Returns once the worker has been reaped.
+    private func retire(_ worker: Worker, kill: Bool) {
+        if kill { condition.withLock { if !worker.exited { _ = Foundation.kill(worker.pid, SIGKILL) } } }
         close(worker.socket)
-        var status: Int32 = 0
-        while waitpid(worker.pid, &status, 0) < 0 && errno == EINTR {}
+        worker.reaped.wait()
+    }
+
+    /// Waits for `worker` to exit (without reaping it, so its ID is not reused meanwhile), marks it
+    /// exited, replaces it if it was idle, then reaps it.
+    private func watch(_ worker: Worker) {
+        var info = siginfo_t()
+        _ = try? SystemCall.retrying("waitid") { waitid(P_PID, id_t(worker.pid), &info, WEXITED | WNOWAIT) }
+        let wasIdle = condition.withLock { () -> Bool in
+            worker.exited = true
+            guard let index = idle.firstIndex(where: { $0 === worker }) else { return false }
+            idle.remove(at: index)
+            return true
+        }
+        _ = try? SystemCall.waitForExit(worker.pid)
+        worker.reaped.signal()
+        // Busy workers are replaced by their request's check-in.
+        if wasIdle {
+            close(worker.socket)
+            Thread.detachNewThread { [self] in replacedIdle() }
+        }
+    }
+
+    /// An idle worker died: start another in its place.
+    private func replacedIdle() {
+        let fresh = condition.withLock { isShutDown } ? nil : try? spawn()
+        condition.lock()
+        if let fresh, !isShutDown {
+            replacedCount += 1
+            idle.append(fresh)
+            condition.broadcast()
+        } else {
+            running -= 1
+            condition.broadcast()
+        }
+        condition.unlock()
+        if fresh != nil && condition.withLock({ isShutDown }) { shutdown() }
     }
 
     private func spawn() throws -> Worker {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            throw WorkerError(systemCall: "socketpair")
+            throw WorkerError(SystemCallError("socketpair"))
         }
         let (parentEnd, childEnd) = (ends[0], ends[1])
         defer { close(childEnd) }
@@ -182,7 +290,8 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {
         sigfillset(&signals)
         posix_spawnattr_setsigdefault(&attributes, &signals)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -192,17 +301,15 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {
             close(parentEnd)
             throw WorkerError("cannot start \(executable.path): \(String(cString: strerror(code)))")
         }
-        return Worker(pid: pid, socket: parentEnd)
+        let worker = Worker(pid: pid, socket: parentEnd)
+        Thread.detachNewThread { [self] in watch(worker) }
+        return worker
     }
 
     private func send(_ data: Data, to worker: Worker) throws {
         try data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let sent = Foundation.send(worker.socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                if sent < 0 && errno == EINTR { continue }
-                guard sent > 0 else { throw died(worker) }
-                offset += sent
+            try SystemCall.writeAll("send", bytes) { pointer, count, _ in
+                Foundation.send(worker.socket, pointer, count, Int32(MSG_NOSIGNAL))
             }
         }
     }
@@ -213,7 +320,8 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {
         // A worker writes frames of SynthesisWorker.frameBytes; a wild length means a broken stream,
         // and must not become a gigabyte allocation.
         guard length <= WorkerFrame.maximumPayloadBytes else {
-            throw WorkerError("synthesis worker \(worker.pid) sent a frame of \(length) bytes; the limit is \(WorkerFrame.maximumPayloadBytes)")
+            let limit = WorkerFrame.maximumPayloadBytes
+            throw WorkerError("synthesis worker \(worker.pid) sent a frame of \(length) bytes; the limit is \(limit)")
         }
         guard let type = WorkerFrame(rawValue: header[0]) else {
             throw WorkerError("synthesis worker \(worker.pid) sent a frame of unknown type \(header[0])")
@@ -221,21 +329,17 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {
         return (type, try read(length, from: worker))
     }
 
+    /// Exactly `count` bytes; end of input (the worker died) is a `SystemCallError` (EPIPE).
     private func read(_ count: Int, from worker: Worker) throws -> Data {
         var data = Data(count: count)
-        try data.withUnsafeMutableBytes { bytes in
-            var offset = 0
-            while offset < count {
-                let received = Foundation.read(worker.socket, bytes.baseAddress! + offset, count - offset)
-                if received < 0 && errno == EINTR { continue }
-                guard received > 0 else { throw died(worker) }
-                offset += received
-            }
+        let received = try data.withUnsafeMutableBytes { bytes in
+            try SystemCall.readFully("read", into: bytes) { Foundation.read(worker.socket, $0, $1) }
         }
+        guard received == count else { throw SystemCallError("read", code: EPIPE) }
         return data
     }
 
-    private func died(_ worker: Worker) -> WorkerError {
-        WorkerError("synthesis worker \(worker.pid) has quit (crashed or was killed); it is being replaced")
+    private func died(_ worker: Worker, _ error: SystemCallError) -> WorkerError {
+        WorkerError("synthesis worker \(worker.pid) has quit (crashed or was killed: \(error)); it is being replaced")
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
+import Synchronization
 
 /// A token bucket per key (a client's token name): `burst` requests at once, refilled at
-/// `requestsPerMinute`.
-public final class RateLimiter: @unchecked Sendable {
+/// `requestsPerMinute`. The buckets are spread over several locks by key, so clients do not wait
+/// for one another, and none of them is the lock token lookups take.
+public final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: Double
@@ -11,19 +13,23 @@ public final class RateLimiter: @unchecked Sendable {
     public let burst: Double
     /// Tokens added per second.
     private let refillRate: Double
-    private let lock = NSLock()
-    private var buckets: [String: Bucket] = [:]
+    private final class Stripe: Sendable {
+        let buckets = Mutex<[String: Bucket]>([:])
+    }
+    private let stripes: [Stripe]
 
     public init(requestsPerMinute: Int, burst: Int) {
         precondition(requestsPerMinute > 0 && burst > 0, "rate limits must be positive")
         self.burst = Double(burst)
         refillRate = Double(requestsPerMinute) / 60
+        stripes = (0..<16).map { _ in Stripe() }
     }
 
     /// Takes one request from `key`'s bucket. Nil when admitted; else the seconds until a request
     /// will be (round up for `Retry-After`). `now` is monotonic seconds.
     public func admit(_ key: String, now: Double = ProcessInfo.processInfo.systemUptime) -> Double? {
-        lock.withLock {
+        let stripe = stripes[Int(UInt(bitPattern: key.hashValue) % UInt(stripes.count))]
+        return stripe.buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
             bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.updated) * refillRate)
             bucket.updated = now

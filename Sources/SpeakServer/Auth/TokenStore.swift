@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import Synchronization
 
 /// A tokens file that cannot be used; the line number is 1-based.
 public struct TokenFileError: Error, CustomStringConvertible, Sendable {
@@ -12,15 +13,28 @@ public struct TokenFileError: Error, CustomStringConvertible, Sendable {
 
 /// The clients' bearer tokens, from a file that holds only their SHA-256 hashes: one
 /// `sha256:<64 hex> [name]` per line; `#` starts a comment. A leaked file grants nothing.
-public final class TokenStore: @unchecked Sendable {
+///
+/// A token presented for the first time is hashed and compared with every stored hash in constant
+/// time; once it has matched, it is remembered (up to ``rememberedLimit`` tokens, forgotten on
+/// reload), so a client's later requests cost one dictionary lookup instead of a SHA-256. Tokens
+/// that match nothing are never remembered, so guessing cannot fill the map.
+public final class TokenStore: Sendable {
     private struct Entry {
         var digest: [UInt8]
         var name: String
     }
 
+    private struct State {
+        var entries: [Entry] = []
+        /// Presented tokens that matched, and the name each matched.
+        var remembered: [Substring: String] = [:]
+        /// Changed by every reload, so a check against the old entries is not remembered after it.
+        var generation = 0
+    }
+
     public let file: URL
-    private let lock = NSLock()
-    private var entries: [Entry] = []
+    private let state = Mutex(State())
+    static let rememberedLimit = 1024
 
     public init(file: URL) throws {
         self.file = file
@@ -42,8 +56,15 @@ public final class TokenStore: @unchecked Sendable {
             throw TokenFileError(path: file.path, line: nil, message: "cannot read: \(error.localizedDescription)")
         }
         let parsed = try Self.parse(contents, path: file.path)
-        lock.withLock { entries = parsed }
+        state.withLock { state in
+            state.entries = parsed
+            state.remembered = [:]
+            state.generation += 1
+        }
     }
+
+    /// How many presented tokens are remembered, for tests.
+    var rememberedCount: Int { state.withLock { $0.remembered.count } }
 
     /// The name of the token in an `Authorization: Bearer <token>` header, or nil.
     ///
@@ -51,19 +72,35 @@ public final class TokenStore: @unchecked Sendable {
     /// tell which token, or how much of one, matched.
     public func authenticate(_ authorizationHeader: String?) -> String? {
         guard let token = Self.bearerToken(authorizationHeader) else { return nil }
+        let (known, entries, generation) = state.withLock { ($0.remembered[token], $0.entries, $0.generation) }
+        if let known { return known }
         let digest = SHA256.digest(token.utf8)
         var name: String?
-        for entry in lock.withLock({ entries }) where Self.constantTimeEqual(entry.digest, digest) {
+        for entry in entries where Self.constantTimeEqual(entry.digest, digest) {
             name = name ?? entry.name
+        }
+        if let name {
+            state.withLock { state in
+                guard state.generation == generation else { return }
+                if state.remembered.count >= Self.rememberedLimit { state.remembered = [:] }
+                // Its own copy, not a slice of the header's storage.
+                state.remembered[Substring(String(token))] = name
+            }
         }
         return name
     }
 
-    static func bearerToken(_ header: String?) -> String? {
+    /// The token of `Bearer <token>` (scheme in any case, spaces around and between tolerated).
+    static func bearerToken(_ header: String?) -> Substring? {
         guard let header else { return nil }
+        // The usual form, without allocating: exactly "Bearer " and a token without spaces.
+        if header.utf8.count > 7, header.hasPrefix("Bearer "), let last = header.utf8.last, last != 0x20 {
+            let token = header.dropFirst(7)
+            if !token.utf8.contains(0x20), !token.utf8.contains(0x09) { return token }
+        }
         let parts = header.trimmingCharacters(in: .whitespaces).split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1])
+        return parts[1]
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -84,7 +121,9 @@ public final class TokenStore: @unchecked Sendable {
                 throw TokenFileError(path: path, line: index + 1, message: "expected sha256:<64 hex digits> [name]")
             }
             // A nameless token is known by the start of its hash, in logs and rate limits.
-            let name = fields.count > 1 ? fields[1].trimmingCharacters(in: .whitespaces) : "sha256:" + hex.dropFirst(7).prefix(12)
+            let name =
+                fields.count > 1
+                ? fields[1].trimmingCharacters(in: .whitespaces) : "sha256:" + hex.dropFirst(7).prefix(12)
             entries.append(Entry(digest: digest, name: name))
         }
         return entries

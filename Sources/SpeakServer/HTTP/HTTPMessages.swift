@@ -11,8 +11,16 @@ public struct HTTPRequest: Sendable {
     public var body: Data
     /// The parsed upload, on routes that take multipart/form-data.
     public var form: MultipartForm?
+    /// Where a body that is not multipart was spooled, on routes that spool uploads (``body`` then
+    /// stays empty). Removed when the request ends.
+    public var bodyFile: URL?
+    /// Who the request was authenticated as, once a route's service has checked its token.
+    public var client: String?
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: Data = Data()) {
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: Data = Data()
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -27,11 +35,13 @@ public struct HTTPRequest: Sendable {
 public struct HTTPResponse: Sendable {
     public enum Body: Sendable {
         case data(Data)
-        /// Sent with chunked transfer encoding as `produce` writes it, from a thread of its own,
-        /// so a slow producer never holds up the server's threads.
+        /// Sent with chunked transfer encoding as `produce` writes it, from the server's pool of
+        /// response threads, so a slow producer never holds up the connection threads. Nothing is
+        /// sent before its first bytes: if it throws before writing any, the answer is the error
+        /// (an ``HTTPError`` as itself, anything else as 503), not a 200 with no body.
         case stream(@Sendable (_ write: (Data) throws -> Void) throws -> Void)
-        /// The whole response is computed on a thread of its own (an upstream fetch, playback),
-        /// while the connection waits suspended.
+        /// The whole response is computed on the server's pool of response threads (an upstream
+        /// fetch, playback), while the connection waits suspended.
         case deferred(@Sendable () -> HTTPResponse)
     }
 
@@ -47,11 +57,13 @@ public struct HTTPResponse: Sendable {
 
     public static func json(_ object: Any, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: .data(data))
+        return HTTPResponse(
+            status: status, headers: [("Content-Type", "application/json")] + headers, body: .data(data))
     }
 
     public static func text(_ text: String, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: .data(Data(text.utf8)))
+        HTTPResponse(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: .data(Data(text.utf8)))
     }
 }
 
@@ -65,10 +77,17 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public var code: String?
     public var headers: [(String, String)]
 
-    public init(_ status: Int, _ message: String, type: String? = nil, param: String? = nil, code: String? = nil, headers: [(String, String)] = []) {
+    public init(
+        _ status: Int, _ message: String, type: String? = nil, param: String? = nil, code: String? = nil,
+        headers: [(String, String)] = []
+    ) {
         self.status = status
         self.message = message
-        self.type = type ?? (status == 401 ? "authentication_error" : status == 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error")
+        self.type =
+            type
+            ?? (status == 401
+                ? "authentication_error"
+                : status == 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error")
         self.param = param
         self.code = code
         self.headers = headers
@@ -77,7 +96,9 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(status) \(message)" }
 
     public var response: HTTPResponse {
-        let error: [String: Any] = ["message": message, "type": type, "param": param ?? NSNull(), "code": code ?? NSNull()]
+        let error: [String: Any] = [
+            "message": message, "type": type, "param": param ?? NSNull(), "code": code ?? NSNull(),
+        ]
         return .json(["error": error], status: status, headers: headers)
     }
 }

@@ -25,7 +25,11 @@ final class MultipartParser {
     private var state = State.preamble
     private var pending: [UInt8] = []
     private var form = MultipartForm()
-    private var part: (name: String, filename: String?, contentType: String?, file: FileHandle?, url: URL?, value: [UInt8], size: Int)?
+    private var part:
+        (
+            name: String, filename: String?, contentType: String?, file: FileHandle?, url: URL?, value: [UInt8],
+            size: Int
+        )?
     private(set) var spooled: [URL] = []
 
     /// The boundary from a `multipart/form-data; boundary=…` Content-Type, or nil.
@@ -33,7 +37,9 @@ final class MultipartParser {
         guard let contentType, contentType.lowercased().hasPrefix("multipart/form-data") else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if pair.count == 2, pair[0].lowercased() == "boundary" { return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            if pair.count == 2, pair[0].lowercased() == "boundary" {
+                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
         }
         return nil
     }
@@ -53,7 +59,9 @@ final class MultipartParser {
 
     /// The form, once the closing boundary has been seen.
     func finish() throws -> MultipartForm {
-        guard state == .done else { throw HTTPError(400, "the multipart body ends before its closing boundary", code: "invalid_multipart") }
+        guard state == .done else {
+            throw HTTPError(400, "the multipart body ends before its closing boundary", code: "invalid_multipart")
+        }
         return form
     }
 
@@ -65,7 +73,9 @@ final class MultipartParser {
             return false
         case .headers:
             guard let end = pending.firstRange(of: Array("\r\n\r\n".utf8)) else {
-                if pending.count > 16 << 10 { throw HTTPError(400, "multipart part headers are too long", code: "invalid_multipart") }
+                if pending.count > 16 << 10 {
+                    throw HTTPError(400, "multipart part headers are too long", code: "invalid_multipart")
+                }
                 return false
             }
             try beginPart(headers: String(decoding: pending[..<end.lowerBound], as: UTF8.self))
@@ -116,7 +126,9 @@ final class MultipartParser {
         var url: URL?
         if filename != nil {
             let spooled = spool.appendingPathComponent("upload-\(UUID().uuidString)")
-            guard FileManager.default.createFile(atPath: spooled.path, contents: nil), let handle = FileHandle(forWritingAtPath: spooled.path) else {
+            guard FileManager.default.createFile(atPath: spooled.path, contents: nil),
+                let handle = FileHandle(forWritingAtPath: spooled.path)
+            else {
                 throw HTTPError(500, "cannot spool the upload")
             }
             self.spooled.append(spooled)
@@ -142,7 +154,8 @@ final class MultipartParser {
         guard let part else { return }
         if let file = part.file, let url = part.url {
             try file.close()
-            form.files[part.name] = UploadedFile(filename: part.filename, contentType: part.contentType, url: url, size: part.size)
+            form.files[part.name] = UploadedFile(
+                filename: part.filename, contentType: part.contentType, url: url, size: part.size)
         } else {
             form.fields[part.name] = String(decoding: part.value, as: UTF8.self)
         }
@@ -153,7 +166,9 @@ final class MultipartParser {
     private static func parameter(_ key: String, in line: String) -> String? {
         for piece in line.split(separator: ";").dropFirst() {
             let pair = piece.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if pair.count == 2, pair[0].lowercased() == key { return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            if pair.count == 2, pair[0].lowercased() == key {
+                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
         }
         return nil
     }

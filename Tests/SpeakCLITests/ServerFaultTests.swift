@@ -1,0 +1,382 @@
+import Foundation
+import SpeakKit
+import Testing
+
+/// The faults an adversarial run found in `speak serve` (issue 11), each against a real server.
+@Suite("speak serve under faults", .serialized)
+struct ServerFaultTests {
+    /// A JSON config file for one server.
+    static func config(_ json: String) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID()).json")
+        try Data(json.utf8).write(to: file)
+        return file
+    }
+
+    /// A voices directory with `relay`, an upstream voice fetching from `url`.
+    static func relayVoices(upstream url: String, timeout: Int) throws -> URL {
+        let voices = FileManager.default.temporaryDirectory.appendingPathComponent("voices-\(UUID())")
+        try FileManager.default.createDirectory(at: voices, withIntermediateDirectories: true)
+        let voice = """
+            {"name": "relay", "language": "en", "espeakVoice": "en-us", "rate": 175, "pitch": 50,
+             "description": "fetched from an upstream",
+             "upstream": {"api": "speak", "url": "\(url)", "voice": "default", "timeout": \(timeout)}}
+            """
+        try Data(voice.utf8).write(to: voices.appendingPathComponent("relay.json"))
+        return voices
+    }
+
+    @Test("SIGTERM with a request still waiting past the grace period exits 0 and removes the uploads")
+    func shutdownPastGrace() throws {
+        // An upstream that takes the connection and never answers: the request stays suspended.
+        let silent = try SilentListener()
+        let voices = try Self.relayVoices(upstream: "http://127.0.0.1:\(silent.port)", timeout: 120)
+        let server = try RunningServer([
+            "--voices-dir", voices.path, "--config", try Self.config(#"{"shutdownGraceSeconds": 1}"#).path,
+        ])
+        let uploads = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "speak-uploads-\(server.process.pid)")
+        #expect(FileManager.default.fileExists(atPath: uploads.path))
+        let request = try Subprocess(
+            "/usr/bin/curl",
+            [
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(server.token)",
+                "-d", #"{"text": "Are you there?", "voice": "relay"}"#, "\(server.url)/speak",
+            ])
+        #expect(silent.waitForConnection(seconds: 30), "the request reached the upstream")
+        let stopped = server.stop()
+        let answered = request.wait()
+        #expect(stopped.signal == nil, "killed by signal \(stopped.signal ?? 0): \(stopped.stderr)")
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(!stopped.stderr.contains("suspended connections"))
+        #expect(Set(["503", "000"]).contains(answered.stdout), "the client got \(answered.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: uploads.path))
+    }
+
+    @Test("idle connections cannot lock /health out; past the limit a connection gets 503 at once")
+    func connectionLimit() throws {
+        let server = try RunningServer(["--config", try Self.config(#"{"idleTimeoutSeconds": 3}"#).path])
+        var idle = try (0..<1020).map { _ in try RawConnection(port: server.port) }
+        let health = try curl(["--max-time", "5", "\(server.url)/health"])
+        #expect(health.status == 200)
+        // The idle ones are closed after the idle timeout.
+        #expect(idle.prefix(10).allSatisfy { $0.waitForClose(seconds: 10) }, "idle connections closed")
+        idle.removeAll()
+
+        let limited = try RunningServer(["--config", try Self.config(#"{"connectionLimit": 20}"#).path])
+        // Connections kept open, each answered once; the next past the limit gets a 503. (The
+        // start-up health checks' connections may still be counted for a moment, hence 18...20.)
+        var held: [RawConnection] = []
+        var refused = ""
+        while held.count < 25 {
+            let connection = try RawConnection(port: limited.port)
+            try connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            let reply = connection.receive(seconds: 5)
+            guard reply.hasPrefix("HTTP/1.1 200") else {
+                refused = reply
+                break
+            }
+            held.append(connection)
+        }
+        #expect((18...20).contains(held.count), "\(held.count) connections held before a refusal")
+        #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
+        #expect(refused.contains("too_many_connections"))
+    }
+
+    @Test(
+        "framing RFC 9112 forbids is refused at once; an absolute-form target is routed",
+        arguments: [
+            ("POST /speak HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n{\"a\"}", "400"),
+            (
+                "POST /speak HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+                "501"
+            ),
+            (
+                "POST /speak HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity\r\nContent-Length: 4\r\n\r\n{\"a\"",
+                "400"
+            ),
+            ("POST /speak HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity\r\n\r\n{}", "400"),
+            ("GET http://localhost/health HTTP/1.1\r\nHost: localhost\r\n\r\n", "200"),
+        ])
+    func framing(request: String, status: String) throws {
+        let server = try RunningServer()
+        let connection = try RawConnection(port: server.port)
+        try connection.send(request.replacingOccurrences(of: "\r\n\r\n", with: "\r\nConnection: close\r\n\r\n"))
+        let start = Date()
+        let reply = connection.receive(seconds: 10)
+        #expect(reply.hasPrefix("HTTP/1.1 \(status)"), "\(reply)")
+        #expect(Date().timeIntervalSince(start) < 5)
+    }
+
+    @Test("upload bodies that are not multipart go to disk as they arrive, not into memory")
+    func uploadsSpooled() throws {
+        let server = try RunningServer()
+        let body = server.directory.appendingPathComponent("body.bin")
+        try Data(repeating: 0x41, count: 20 << 20).write(to: body)
+        let before = try Self.peakMemory(of: server.process.pid)
+        let uploads = try (0..<4).map { _ in
+            try Subprocess(
+                "/usr/bin/curl",
+                [
+                    "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(server.token)",
+                    "-H", "Transfer-Encoding: chunked", "-H", "Content-Type: application/octet-stream",
+                    "--data-binary", "@\(body.path)", "\(server.url)/api/transcribe",
+                ])
+        }
+        for upload in uploads { #expect(upload.wait().stdout == "400") }
+        let grown = try Self.peakMemory(of: server.process.pid) - before
+        #expect(grown < 30 << 20, "peak RSS grew \(grown >> 20) MB for 4 × 20 MB uploads")
+    }
+
+    @Test("a worker killed while idle: the next replies are whole, and no zombie is left")
+    func workerKilledWhileIdle() throws {
+        let server = try RunningServer()
+        let workers = Self.children(of: server.process.pid)
+        #expect(workers.count == 2)
+        for pid in workers { kill(pid, SIGKILL) }
+        for number in 1...4 {
+            let reply = try server.authorized([
+                "-d", #"{"text": "Reply \#(number) after the kill."}"#, "\(server.url)/speak",
+            ])
+            #expect(reply.status == 200)
+            #expect(try PCMBuffer(audio: reply.body).duration > 0.5, "reply \(number): \(reply.body.count) bytes")
+        }
+        let zombies = Self.children(of: server.process.pid).filter { Self.state(of: $0) == "Z" }
+        #expect(zombies.isEmpty, "zombies: \(zombies)")
+        #expect(Set(Self.children(of: server.process.pid)).isDisjoint(with: workers))
+    }
+
+    /// The processes whose parent is `pid`.
+    static func children(of pid: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { pid_t($0) }.filter { child in
+            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            return stat[stat.index(after: close)...].split(separator: " ").dropFirst(1).first == Substring(String(pid))
+        }
+    }
+
+    /// A process's state letter (R, S, Z…).
+    static func state(of pid: pid_t) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ").first.map(String.init)
+    }
+
+    @Test("a corrupt cache entry is never served: it is deleted and the reply made again", arguments: [0, 1, 2])
+    func corruptEntry(damage: Int) throws {
+        let server = try RunningServer()
+        let url = "\(server.url)/speak?text=Check%20the%20cache%20entry&voice=default"
+        let first = try server.authorized([url])
+        #expect(first.headers["x-speak-cache"] == "miss")
+        let entries = try FileManager.default.contentsOfDirectory(
+            at: server.cacheDirectory, includingPropertiesForKeys: nil
+        )
+        .filter { $0.pathExtension == "reply" }
+        let entry = try #require(entries.first)
+        let stored = try Data(contentsOf: entry)
+        let damaged: Data =
+            switch damage {
+            case 0: stored.prefix(stored.count / 2)
+            case 1: Data()
+            default: Data((0..<stored.count).map { _ in UInt8.random(in: 0...255) })
+            }
+        try damaged.write(to: entry)
+        let second = try server.authorized([url])
+        #expect(second.status == 200)
+        #expect(second.headers["x-speak-cache"] == "miss", "a damaged entry was served")
+        #expect(try PCMBuffer(audio: second.body).duration > 1)
+        let third = try server.authorized([url])
+        #expect(third.headers["x-speak-cache"] == "hit")
+        #expect(third.body == second.body)
+    }
+
+    /// Whether this process may mount a tmpfs (root in a container that allows it).
+    static let canMount: Bool = {
+        let point = FileManager.default.temporaryDirectory.appendingPathComponent("mount-probe-\(getpid())")
+        try? FileManager.default.createDirectory(at: point, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: point) }
+        guard (try? Subprocess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", point.path]))?.status == 0
+        else { return false }
+        _ = try? Subprocess.run("/bin/umount", [point.path])
+        return true
+    }()
+
+    /// A tmpfs of `size` mounted for the length of `body`, read-only if asked.
+    static func withTmpfs(size: String, readOnly: Bool = false, _ body: (URL) throws -> Void) throws {
+        let point = FileManager.default.temporaryDirectory.appendingPathComponent("tmpfs-\(UUID())")
+        try FileManager.default.createDirectory(at: point, withIntermediateDirectories: true)
+        let options = "size=\(size)" + (readOnly ? ",ro" : "")
+        let mounted = try Subprocess.run("/bin/mount", ["-t", "tmpfs", "-o", options, "tmpfs", point.path])
+        try #require(mounted.status == 0, "\(mounted.stderr)")
+        defer {
+            _ = try? Subprocess.run("/bin/umount", ["-l", point.path])
+            try? FileManager.default.removeItem(at: point)
+        }
+        try body(point)
+    }
+
+    static let longText = (1...40).map { "This is sentence number \($0) of a long reply." }.joined(separator: " ")
+
+    /// Replies whole whatever the cache does, once its fault is logged, and /ready names it.
+    static func expectWholeReplies(from server: RunningServer, reason: String) throws {
+        for number in 1...3 {
+            let text = "Reply \(number). " + longText
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: ["text": text]), as: UTF8.self)
+            let reply = try server.authorized(["-d", body, "\(server.url)/speak"])
+            #expect(reply.status == 200)
+            let seconds = try PCMBuffer(audio: reply.body).duration
+            #expect(seconds > 60, "reply \(number) cut off at \(reply.body.count) bytes, \(seconds) s")
+        }
+        let ready = try server.authorized(["\(server.url)/ready"])
+        #expect(ready.status == 503)
+        let cache = (ready.json?["checks"] as? [String: Any])?["cache"] as? String
+        #expect(cache?.contains(reason) == true, "\(ready.text)")
+        let log = server.stop().stderr
+        #expect(log.components(separatedBy: "reply cache disabled").count == 2, "logged once: \(log)")
+    }
+
+    @Test(
+        "an unwritable cache directory: replies are whole, the fault is logged once, /ready says 503",
+        .enabled(if: canMount))
+    func unwritableCache() throws {
+        try Self.withTmpfs(size: "1m", readOnly: true) { directory in
+            let server = try RunningServer(["--cache-dir", directory.path])
+            try Self.expectWholeReplies(from: server, reason: "Read-only file system")
+        }
+    }
+
+    @Test("a full cache disk: replies are whole, the fault is logged once, /ready says 503", .enabled(if: canMount))
+    func fullCacheDisk() throws {
+        try Self.withTmpfs(size: "64k") { directory in
+            let server = try RunningServer(["--cache-dir", directory.path])
+            try Self.expectWholeReplies(from: server, reason: "No space left")
+        }
+    }
+
+    @Test("cache hits do not count against the rate limit; new replies do")
+    func cacheHitsAreFree() throws {
+        let server = try RunningServer([
+            "--config", try Self.config(#"{"rateLimitPerMinute": 1, "rateLimitBurst": 3}"#).path,
+        ])
+        let cached = "\(server.url)/speak?text=Free%20when%20cached"
+        #expect(try server.authorized([cached]).headers["x-speak-cache"] == "miss")
+        for _ in 0..<20 {
+            let hit = try server.authorized([cached])
+            #expect(hit.status == 200 && hit.headers["x-speak-cache"] == "hit")
+        }
+        #expect(try server.authorized(["\(server.url)/speak?text=Second%20new%20reply"]).status == 200)
+        #expect(try server.authorized(["\(server.url)/speak?text=Third%20new%20reply"]).status == 200)
+        let limited = try server.authorized(["\(server.url)/speak?text=Fourth%20new%20reply"])
+        #expect(limited.status == 429)
+        #expect(try server.authorized([cached]).status == 200, "a hit is still served")
+    }
+
+    /// VmHWM: the most the process has held in memory, in bytes.
+    static func peakMemory(of pid: pid_t) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.split(separator: " ")[1])
+        else { throw TestFailure("no VmHWM for \(pid)") }
+        return kilobytes << 10
+    }
+}
+
+/// A listening socket that never accepts: connections wait in its backlog, unanswered.
+final class SilentListener {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(descriptor, 16) == 0 else { throw TestFailure("cannot listen") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+
+    /// Whether a connection is waiting within `seconds`.
+    func waitForConnection(seconds: Double) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, Int32(seconds * 1000)) == 1
+    }
+}
+
+/// A plain TCP connection to the server, for requests curl will not send.
+final class RawConnection {
+    let descriptor: Int32
+
+    init(port: Int) throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw TestFailure("cannot connect to \(port): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ text: String) throws {
+        let data = Data(text.utf8)
+        let sent = data.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == data.count else { throw TestFailure("send failed") }
+    }
+
+    /// What arrives until the server closes the connection, a complete response, or `seconds` pass.
+    func receive(seconds: Double) -> String {
+        var received = Data()
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while Date() < deadline {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) == 1 else { break }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received.append(contentsOf: buffer[0..<count])
+            if Self.isComplete(received) { break }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Headers and as much body as Content-Length says.
+    private static func isComplete(_ data: Data) -> Bool {
+        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { return false }
+        let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).lowercased()
+        guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        else { return false }
+        return data.count - end.upperBound >= length
+    }
+
+    /// Whether the server closes the connection within `seconds`.
+    func waitForClose(seconds: Double) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, Int32(seconds * 1000)) == 1 else { return false }
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT)) <= 0
+    }
+}
