@@ -26,7 +26,8 @@ struct TranscribeCommandTests {
     func dictation() throws {
         let result = try Speak.run(["transcribe", Self.samples.appendingPathComponent("yes.wav").path])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("yes") || result.stdout.contains("that"), "\(result.stdout)")
+        let heard = result.stdout.lowercased()
+        #expect(heard.contains("yes") || heard.contains("that"), "\(result.stdout)")
     }
 
     @Test("bad input: not audio 65, missing 66, unknown word in --expect 64, no files 64")
@@ -36,7 +37,8 @@ struct TranscribeCommandTests {
         let cases: [([String], Int32, String)] = [
             ([text.path], 65, "not an audio file"),
             (["/nonexistent.wav"], 66, "cannot read /nonexistent.wav"),
-            (["--expect", "yes|flibbertyzork", Self.samples.appendingPathComponent("yes.wav").path], 64, "flibbertyzork"),
+            // A dictionary word check is pocketsphinx's: Whisper has no words it cannot hear.
+            (["--engine", "pocketsphinx", "--expect", "yes|flibbertyzork", Self.samples.appendingPathComponent("yes.wav").path], 64, "flibbertyzork"),
             ([], 64, "no files to transcribe"),
         ]
         for (arguments, status, message) in cases {
