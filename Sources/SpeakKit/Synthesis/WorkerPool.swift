@@ -203,6 +203,11 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
     /// Stops `worker` and puts a fresh one in its place (none after shutdown).
     private func replaced(_ worker: Worker, kill: Bool) {
         retire(worker, kill: kill)
+        replenish()
+    }
+
+    /// Starts a worker for one that is gone; after shutdown, counts one fewer instead.
+    private func replenish() {
         let fresh = condition.withLock { isShutDown } ? nil : try? spawn()
         condition.lock()
         if let fresh, !isShutDown {
@@ -243,25 +248,10 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
         // Busy workers are replaced by their request's check-in.
         if wasIdle {
             close(worker.socket)
-            Thread.detachNewThread { [self] in replacedIdle() }
+            Thread.detachNewThread { [self] in replenish() }
         }
     }
 
-    /// An idle worker died: start another in its place.
-    private func replacedIdle() {
-        let fresh = condition.withLock { isShutDown } ? nil : try? spawn()
-        condition.lock()
-        if let fresh, !isShutDown {
-            replacedCount += 1
-            idle.append(fresh)
-            condition.broadcast()
-        } else {
-            running -= 1
-            condition.broadcast()
-        }
-        condition.unlock()
-        if fresh != nil && condition.withLock({ isShutDown }) { shutdown() }
-    }
 
     private func spawn() throws -> Worker {
         var ends: [Int32] = [-1, -1]
