@@ -108,4 +108,17 @@ struct SynthesisTests {
         #expect(try catalog.voice(named: "ava").rate == 300)
         #expect(catalog.voices.contains { $0.name == "nadia" })
     }
+
+    @Test("the shipped voices are found from a build tree's executable, under any scratch path")
+    func shippedVoicesInBuildTrees() throws {
+        let package = FileManager.default.temporaryDirectory.appendingPathComponent("package-\(UUID())")
+        try FileManager.default.createDirectory(
+            at: package.appendingPathComponent("Voices"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: package) }
+        for binary in [".build/x86_64-unknown-linux-gnu/debug/speak", ".build/asan/x86_64-unknown-linux-gnu/debug/t"] {
+            let found = VoiceCatalog.shippedDirectory(executable: package.appendingPathComponent(binary))
+            #expect(found?.path == package.appendingPathComponent("Voices").standardizedFileURL.path, "\(binary)")
+        }
+        #expect(VoiceCatalog.shippedDirectory(executable: package.appendingPathComponent("elsewhere/bin/t")) == nil)
+    }
 }

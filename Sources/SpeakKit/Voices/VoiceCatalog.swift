@@ -45,7 +45,7 @@ public struct VoiceCatalog: Sendable {
     /// The shipped voices directory, found from the executable's own path (never the source tree):
     /// `PREFIX/share/speak/Voices` for an installed `PREFIX/bin/speak` or
     /// `PREFIX/libexec/speak/speak-full`, `Voices/` beside the executable, or the package's `Voices/`
-    /// for a build tree's `.build/<triple>/<configuration>/speak`.
+    /// for an executable anywhere under a build tree's `.build/`.
     public static func shippedDirectory(
         executable: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     ) -> URL? {
@@ -55,8 +55,15 @@ public struct VoiceCatalog: Sendable {
             candidates.append(bin.appendingPathComponent("../../share/speak/Voices"))
         }
         candidates.append(bin.appendingPathComponent("Voices"))
-        if bin.deletingLastPathComponent().deletingLastPathComponent().lastPathComponent == ".build" {
-            candidates.append(bin.appendingPathComponent("../../../Voices"))
+        // A build tree: `.build/<triple>/<configuration>`, or under a scratch path such as
+        // `.build/asan/<triple>/<configuration>`.
+        var ancestor = bin
+        while ancestor.pathComponents.count > 1 {
+            ancestor = ancestor.deletingLastPathComponent()
+            if ancestor.lastPathComponent == ".build" {
+                candidates.append(ancestor.appendingPathComponent("../Voices"))
+                break
+            }
         }
         return candidates.map(\.standardizedFileURL).first { FileManager.default.fileExists(atPath: $0.path) }
     }
