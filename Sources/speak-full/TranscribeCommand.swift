@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SpeakCLI
 import SpeakMedia
 import SpeakPocketSphinx
@@ -11,6 +12,7 @@ enum TranscribeCommand {
         speak transcribe: audio files (wav, mp3, m4a, webm, ogg, flac) to text.
 
         usage: speak transcribe FILE… [--expect "yes|no|cancel"] [--language en] [--json] [-o FILE]
+                                [--progress]
                speak transcribe --pending [--keep]     (retry the recordings waiting in the spool)
 
         Recognition is local unless an upstream is named: Whisper (whisper.cpp) when a model is
@@ -25,7 +27,9 @@ enum TranscribeCommand {
                                            default OPENAI_API_KEY)
         --expect restricts recognition to the listed phrases: the reliable mode for answers in
         scripts. --json prints {"file","text","duration"} per file. -o FILE appends the lines to FILE
-        instead of printing them. A spooled recording is deleted only once its text is on disk.
+        instead of printing them. --progress draws a bar per file on standard error as long
+        recordings are transcribed window by window. A spooled recording is deleted only once its
+        text is on disk.
         """
 
     struct Arguments {
@@ -35,6 +39,7 @@ enum TranscribeCommand {
         var json = false
         var pending = false
         var keep = false
+        var progress = false
         var output: String?
         var upstream: TranscriptionUpstream?
         var local = Engines.LocalTranscriber()
@@ -57,6 +62,7 @@ enum TranscribeCommand {
                 case "--json": json = true
                 case "--pending": pending = true
                 case "--keep": keep = true
+                case "--progress": progress = true
                 case "-h", "--help": throw HelpRequested(text: TranscribeCommand.help)
                 case _ where argument.hasPrefix("-") && argument.count > 1: throw UsageError("unknown option \(argument) (speak transcribe --help)")
                 default: files.append(argument)
@@ -109,7 +115,11 @@ enum TranscribeCommand {
             var failure: (any Error)?
             for file in files {
                 do {
-                    let transcript = try transcribe(file, with: transcriber, options: arguments.options)
+                    var options = arguments.options
+                    let bar = arguments.progress ? ProgressBar(label: file) : nil
+                    if let bar { options.progress = { fraction in bar.show(fraction) } }
+                    let transcript = try transcribe(file, with: transcriber, options: options)
+                    bar?.finish()
                     let text = arguments.pending ? "\(file): \(transcript.text)" : transcript.text
                     // Durable before the recording goes: a kill right after must not lose the text.
                     try output.write(arguments.json ? json(file: file, transcript) : text)
@@ -142,6 +152,36 @@ enum TranscribeCommand {
     static func json(file: String, _ transcript: Transcript) -> String {
         let object: [String: Any] = ["file": file, "text": transcript.text, "duration": (transcript.duration * 1000).rounded() / 1000]
         return String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(), as: UTF8.self)
+    }
+}
+
+/// `--progress`: `FILE [#####.....]  50%` on standard error, redrawn in place on a terminal and one
+/// line per step elsewhere (a log keeps every step).
+final class ProgressBar: Sendable {
+    let label: String
+    private let inPlace = isatty(STDERR_FILENO) != 0
+    private let shown = Mutex(-1)
+    private static let width = 30
+
+    init(label: String) { self.label = label }
+
+    /// Draws the bar when its percentage changed.
+    func show(_ fraction: Double) {
+        let percent = Int((min(1, max(0, fraction)) * 100).rounded())
+        guard shown.withLock({ shown in
+            defer { shown = percent }
+            return shown != percent
+        }) else { return }
+        let filled = percent * Self.width / 100
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: Self.width - filled)
+        let line = "\(label) [\(bar)] \(String(repeating: " ", count: 3 - String(percent).count))\(percent)%"
+        FileHandle.standardError.write(Data((inPlace ? "\r\(line)" : "\(line)\n").utf8))
+    }
+
+    /// The bar at 100 %, whatever the engine reported (pocketsphinx and upstreams report nothing).
+    func finish() {
+        show(1)
+        if inPlace { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }
 

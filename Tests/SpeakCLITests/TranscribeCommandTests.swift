@@ -61,4 +61,27 @@ struct TranscribeCommandTests {
         #expect(refused.stderr.hasPrefix("speak: transcription failed"))
         #expect(!refused.stderr.contains("wrong"))
     }
+
+    @Test("--progress draws a bar that rises window by window to 100 % on a recording over 30 s")
+    func progress() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("progress-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("walk.wav").path
+        let sentence = "The nightly backup finished successfully and the reports were sent to the whole team. "
+        let made = try Speak.run(["-o", file, String(repeating: sentence, count: 10)])
+        #expect(made.status == 0, "\(made.stderr)")
+        let result = try Speak.run(["transcribe", "--engine", "whisper", "--model", "tiny.en", "--progress", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.lowercased().contains("backup"), "\(result.stdout)")
+        // Not a terminal: one line per step, e.g. "walk.wav [###############...............]  50%".
+        let percents = result.stderr.split(separator: "\n").compactMap { line -> Int? in
+            guard line.hasPrefix(file), line.hasSuffix("%") else { return nil }
+            return Int(line.dropLast().split(separator: " ").last ?? "")
+        }
+        #expect(percents.count >= 2, "\(result.stderr)")
+        #expect(percents.last == 100)
+        #expect(percents == percents.sorted() && Set(percents).count == percents.count)
+        #expect(percents.first.map { $0 < 100 } == true)
+    }
 }
