@@ -99,6 +99,18 @@ enum ServeCommand {
             limits: HTTPServer.Limits(
                 connections: configuration.connectionLimit, idleTimeout: configuration.idleTimeoutSeconds),
             bodyPolicy: service.bodyPolicy, handler: service.respond)
+        // The user's own commands (`speak -v joe …`) reach the loaded models here, without a token.
+        var local: HTTPServer?
+        if let path = LocalSocket.path {
+            do {
+                local = try HTTPServer(
+                    socketPath: path, threads: 1, limits: HTTPServer.Limits(idleTimeout: configuration.idleTimeoutSeconds),
+                    bodyPolicy: service.bodyPolicy, handler: service.respond)
+                FileHandle.standardError.write(Data("speak serve: local commands on \(path)\n".utf8))
+            } catch {
+                FileHandle.standardError.write(Data("speak serve: no local socket: \(error)\n".utf8))
+            }
+        }
         if tokens == nil { FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8)) }
         FileHandle.standardOutput.write(Data("speak serve: listening on http://\(configuration.host):\(server.port)\n".utf8))
 
@@ -114,6 +126,7 @@ enum ServeCommand {
         }
         for stop in [SIGTERM, SIGINT] { signals.on(stop) { stopped.signal() } }
         stopped.wait()
+        local?.shutdown(timeout: 1)
         server.shutdown(timeout: configuration.shutdownGraceSeconds)
         workers.shutdown()
     }

@@ -8,7 +8,8 @@ import SpeakPiper
 let light = CommandLineTool(
     synthesizers: SynthesizerRegistry([
         EspeakSynthesizer.engineName: { try EspeakSynthesizer.shared() },
-        PiperSynthesizer.engineName: { PiperSynthesizer() },
+        // A running `speak serve` has the model loaded already: it speaks, if it is there.
+        PiperSynthesizer.engineName: { LocalServerHandoff(local: PiperSynthesizer()) },
     ]))
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {

@@ -1,25 +1,25 @@
 import Foundation
 
 /// A system call that failed: its name and `errno`, with the C library's message for it.
-struct SystemCallError: Error, CustomStringConvertible, Sendable {
-    let function: String
-    let code: Int32
+package struct SystemCallError: Error, CustomStringConvertible, Sendable {
+    package let function: String
+    package let code: Int32
 
-    init(_ function: String, code: Int32 = errno) {
+    package init(_ function: String, code: Int32 = errno) {
         self.function = function
         self.code = code
     }
 
-    var message: String { String(cString: strerror(code)) }
-    var description: String { "\(function): \(message)" }
+    package var message: String { String(cString: strerror(code)) }
+    package var description: String { "\(function): \(message)" }
 }
 
 /// The one way SpeakKit calls the system where `errno` matters: retried on `EINTR`, failures
 /// thrown as ``SystemCallError`` with `strerror`'s message, partial reads and writes completed.
-enum SystemCall {
+package enum SystemCall {
     /// `body()` until it returns something other than -1 with `EINTR`; a negative result throws.
     @discardableResult
-    static func retrying<Result: BinaryInteger>(
+    package static func retrying<Result: BinaryInteger>(
         _ function: String, _ body: () -> Result
     ) throws(SystemCallError) -> Result {
         while true {
@@ -31,7 +31,7 @@ enum SystemCall {
 
     /// Hands `bytes` to `body(pointer, count, offset)` (a `write`, `send` or `pwrite`) until all
     /// of them are taken. A call that takes nothing is a failure (`EPIPE` when `errno` is unset).
-    static func writeAll(
+    package static func writeAll(
         _ function: String, _ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawPointer, Int, Int) -> Int
     ) throws(SystemCallError) {
         var done = 0
@@ -45,7 +45,7 @@ enum SystemCall {
 
     /// Fills `buffer` from `body(pointer, count)` (a `read` or `recv`). Returns how many bytes it
     /// holds: fewer than asked only at end of input.
-    static func readFully(
+    package static func readFully(
         _ function: String, into buffer: UnsafeMutableRawBufferPointer, _ body: (UnsafeMutableRawPointer, Int) -> Int
     ) throws(SystemCallError) -> Int {
         var done = 0
@@ -59,7 +59,7 @@ enum SystemCall {
 
     /// Waits for child `pid` to end; its raw wait status.
     @discardableResult
-    static func waitForExit(_ pid: pid_t, options: Int32 = 0) throws(SystemCallError) -> (pid: pid_t, status: Int32) {
+    package static func waitForExit(_ pid: pid_t, options: Int32 = 0) throws(SystemCallError) -> (pid: pid_t, status: Int32) {
         var status: Int32 = 0
         let reaped = try retrying("waitpid") { waitpid(pid, &status, options) }
         return (reaped, status)

@@ -16,6 +16,9 @@ public struct HTTPRequest: Sendable {
     public var bodyFile: URL?
     /// Who the request was authenticated as, once a route's service has checked its token.
     public var client: String?
+    /// Arrived on the local socket (``HTTPServer/init(socketPath:threads:limits:bodyPolicy:handler:)``),
+    /// which only its owner can open: the local user, who needs no token.
+    public var viaLocalSocket = false
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],

@@ -46,6 +46,8 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     }
 
     public let port: Int
+    /// The Unix socket listened on instead of a port, removed at shutdown.
+    public let socketPath: String?
     public let limits: Limits
     let handler: Handler
     let bodyPolicy: BodyPolicyProvider
@@ -62,8 +64,31 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     let stopping = Atomic<Bool>(false)
 
     /// Binds `host:port` (port 0 picks a free one) and starts serving.
-    public init(
+    public convenience init(
         host: String, port: Int, threads: Int, limits: Limits = Limits(),
+        bodyPolicy: @escaping BodyPolicyProvider, handler: @escaping Handler
+    ) throws {
+        let (listener, bound) = try Self.listen(host: host, port: port)
+        try self.init(
+            listener: listener, port: bound, socketPath: nil, threads: threads, limits: limits,
+            bodyPolicy: bodyPolicy, handler: handler)
+    }
+
+    /// Listens on a Unix socket at `socketPath` that only this user can open (a 0700 directory,
+    /// a 0600 socket); its requests are marked ``HTTPRequest/viaLocalSocket``. A socket left by a
+    /// server that died is replaced; one another server is listening on is an error.
+    public convenience init(
+        socketPath: String, threads: Int, limits: Limits = Limits(),
+        bodyPolicy: @escaping BodyPolicyProvider, handler: @escaping Handler
+    ) throws {
+        let listener = try Self.listen(socketPath: socketPath)
+        try self.init(
+            listener: listener, port: 0, socketPath: socketPath, threads: threads, limits: limits,
+            bodyPolicy: bodyPolicy, handler: handler)
+    }
+
+    private init(
+        listener: Int32, port: Int, socketPath: String?, threads: Int, limits: Limits,
         bodyPolicy: @escaping BodyPolicyProvider, handler: @escaping Handler
     ) throws {
         Self.boundAllocator()
@@ -71,7 +96,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         self.bodyPolicy = bodyPolicy
         self.limits = limits
         responders = ThreadPool(maximumThreads: limits.responseThreads)
-        (listener, self.port) = try Self.listen(host: host, port: port)
+        (self.listener, self.port, self.socketPath) = (listener, port, socketPath)
         let context = Unmanaged.passUnretained(self).toOpaque()
         var options = [
             MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: max(1, threads), ptr_value: nil),
@@ -98,7 +123,8 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         }
         guard daemon != nil else {
             close(listener)
-            throw HTTPServerError("libmicrohttpd could not start on \(host):\(port)")
+            if let socketPath { unlink(socketPath) }
+            throw HTTPServerError("libmicrohttpd could not start on \(socketPath ?? "port \(port)")")
         }
         Thread.detachNewThread { [self] in accept() }
     }
@@ -119,6 +145,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
             inFlight.wait(untilAtMost: 0, deadline: Date().addingTimeInterval(1))
         }
         MHD_stop_daemon(daemon)
+        if let socketPath { unlink(socketPath) }
     }
 
     deinit { shutdown(timeout: 0) }
@@ -231,6 +258,49 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
             pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
         }
         return (descriptor, boundPort)
+    }
+
+    private static func listen(socketPath path: String) throws -> Int32 {
+        let failure = { (what: String) in HTTPServerError("cannot listen on \(path): \(what): \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.utf8.count < capacity else { throw HTTPServerError("socket path too long: \(path)") }
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw failure("mkdir") }
+        var status = stat()
+        guard stat(directory, &status) == 0 else { throw failure("stat") }
+        guard status.st_uid == geteuid(), status.st_mode & 0o077 == 0 else {
+            throw HTTPServerError("\(directory) must be this user's own, mode 0700, to hold the local socket")
+        }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw failure("socket") }
+        let length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let bind = { withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) } } }
+        if bind() != 0 && errno == EADDRINUSE {
+            // Someone answering there is another server; nobody answering, a dead one's leftover.
+            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let answered = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, length) }
+            }
+            close(probe)
+            guard answered != 0 else {
+                close(descriptor)
+                throw HTTPServerError("\(path) is in use by another server")
+            }
+            unlink(path)
+            _ = bind()
+        }
+        // Owner only, whatever the umask: the socket's requests need no token.
+        guard chmod(path, 0o600) == 0, Glibc.listen(descriptor, 128) == 0 else {
+            let error = failure("bind")
+            close(descriptor)
+            throw error
+        }
+        return descriptor
     }
 
     // MARK: - The request's life, called from libmicrohttpd's threads
@@ -682,10 +752,11 @@ private func accessHandler(
         let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeUnretainedValue()
         return server.handle(connection, exchange, upload: upload, uploadSize: uploadSize)
     }
-    let request = HTTPRequest(
+    var request = HTTPRequest(
         method: String(cString: method), path: originPath(String(cString: url)),
         query: values(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND, lowercased: false),
         headers: values(of: connection, kind: MHD_ValueKind.HEADER_KIND, lowercased: true))
+    request.viaLocalSocket = server.socketPath != nil
     let exchange = Exchange(request: request, policy: server.bodyPolicy(request.method, request.path))
     state.pointee = Unmanaged.passRetained(exchange).toOpaque()
     server.started()

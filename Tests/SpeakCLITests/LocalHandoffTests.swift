@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// `speak -v joe …` hands its text to a running `speak serve` on the local socket (its model is
+/// loaded already) and speaks it itself when there is none.
+@Suite("hand-off to a local speak serve")
+struct LocalHandoffTests {
+    /// The sample rate of a WAV file: 24 kHz came from the server's PCM, 22.05 kHz from the model here.
+    static func sampleRate(_ path: String) throws -> Int {
+        let header = try Data(contentsOf: URL(fileURLWithPath: path)).prefix(28)
+        return header.suffix(4).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+    }
+
+    @Test("a neural voice goes through the server's socket, without a token; with no server it is made here")
+    func handsOff() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("run/serve.sock").path
+        let server = try RunningServer(environment: ["SPEAK_SOCKET": socket])
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard Date() < deadline else { throw TestFailure("no socket at \(socket)") }
+            usleep(20_000)
+        }
+        let attributes = try FileManager.default.attributesOfItem(atPath: socket)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+
+        let text = "The nightly backup finished successfully."
+        let served = directory.appendingPathComponent("served.wav").path
+        let result = try Speak.run(["-v", "joe", "-o", served, text], environment: ["SPEAK_SOCKET": socket])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.sampleRate(served) == 24_000)
+
+        let alone = directory.appendingPathComponent("alone.wav").path
+        let local = try Speak.run(["-v", "joe", "-o", alone, text], environment: ["SPEAK_SOCKET": directory.appendingPathComponent("none.sock").path])
+        #expect(local.status == 0, "\(local.stderr)")
+        #expect(try Self.sampleRate(alone) == 22_050)
+        // The same speech either way: lengths within a tenth of a second.
+        let seconds = { (path: String, rate: Double) in
+            Double((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0) - 44) / 2 / rate
+        }
+        #expect(abs(try seconds(served, 24_000) - seconds(alone, 22_050)) < 0.1)
+
+        // The port still wants the token; the socket, only its owner can open, does not.
+        #expect(try curl(["\(server.url)/voices"]).status == 401)
+        #expect(try curl(["--unix-socket", socket, "http://localhost/voices"]).status == 200)
+        _ = server.stop()
+        #expect(!FileManager.default.fileExists(atPath: socket))
+    }
+
+    @Test("a second server finds the socket taken, says so once, and serves its port")
+    func socketTaken() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("run/serve.sock").path
+        let first = try RunningServer(environment: ["SPEAK_SOCKET": socket])
+        let second = try RunningServer(environment: ["SPEAK_SOCKET": socket])
+        #expect(try curl(["--unix-socket", socket, "http://localhost/health"]).status == 200)
+        let stopped = second.stop()
+        #expect(stopped.stderr.contains("no local socket: \(socket) is in use by another server"), "\(stopped.stderr)")
+        #expect(FileManager.default.fileExists(atPath: socket), "the second server removed the first one's socket")
+        _ = first.stop()
+    }
+}
