@@ -3,7 +3,8 @@
 what it saw as one JSON object. Chromium's fake microphone plays --mic (a WAV) once.
 
     drive_page.py URL TOKEN speak --text "…" [--voice NAME]
-    drive_page.py URL TOKEN record --mic FILE.wav --seconds S
+    drive_page.py URL TOKEN record --mic FILE.wav --seconds S [--retry-token GOOD]
+        (with --retry-token, TOKEN is refused; then the right token goes in and Retry resends the kept recording)
     drive_page.py URL TOKEN wrong-token
     drive_page.py URL TOKEN narrow
     drive_page.py URL TOKEN speak,record …      (scenarios in turn, on one page)
@@ -100,6 +101,14 @@ def record(driver, args, result):
     result["duration"] = text(driver, "duration")
     driver.find_element(By.ID, "record").click()
     until(driver, lambda: text(driver, "transcript") or errors(driver)["record-error"], "the transcription")
+    if args.retry_token:
+        result["firstError"] = errors(driver)["record-error"]
+        result["retryOffered"] = driver.find_element(By.ID, "retry").is_displayed()
+        enter_token(driver, args.retry_token)
+        driver.find_element(By.ID, "retry").click()
+        until(driver, lambda: text(driver, "transcript") or errors(driver)["record-error"] not in ("", result["firstError"]),
+              "the retried transcription")
+        result["retryOfferedAfter"] = driver.find_element(By.ID, "retry").is_displayed()
     result["transcript"] = text(driver, "transcript")
     result["type"] = driver.execute_script(
         "return ['audio/webm;codecs=opus','audio/mp4','audio/ogg;codecs=opus'].find(t => MediaRecorder.isTypeSupported(t))")
@@ -134,6 +143,7 @@ def main():
     parser.add_argument("--voice")
     parser.add_argument("--mic")
     parser.add_argument("--seconds", type=float, default=3)
+    parser.add_argument("--retry-token")
     parser.add_argument("--screenshot")
     parser.add_argument("--width", type=int, default=800)
     parser.add_argument("--height", type=int, default=1000)

@@ -22,6 +22,19 @@ struct WebPageTests {
         return seen
     }
 
+    /// "yes please do that" as speak says it, after half a second of silence (so a recording that
+    /// starts a little after the microphone opens still hears all of it), and how long to record.
+    func microphone(in server: RunningServer) throws -> (file: URL, seconds: String) {
+        let file = server.directory.appendingPathComponent("yes-please.wav")
+        let made = try Speak.run(["-o", file.path, "yes please do that"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let spoken = try PCMBuffer(audio: Data(contentsOf: file))
+        let padded = PCMBuffer(sampleRate: spoken.sampleRate, samples: Array(repeating: 0, count: spoken.sampleRate / 2) + spoken.samples)
+        try padded.encoded(as: .wav).write(to: file)
+        // Record past the end of the phrase: the fake microphone plays it once, then silence.
+        return (file, String(format: "%.1f", padded.duration + 0.5))
+    }
+
     @Test("GET / is the page: open without a token, HTML, nothing loaded from elsewhere")
     func page() throws {
         let server = try RunningServer()
@@ -61,18 +74,28 @@ struct WebPageTests {
     @Test("the fake microphone's words are recorded with a level and a duration, uploaded and shown", arguments: ["whisper", "pocketsphinx"])
     func record(engine: String) throws {
         let server = try RunningServer(["--engine", engine])
-        let microphone = server.directory.appendingPathComponent("yes-please.wav")
-        let made = try Speak.run(["-o", microphone.path, "yes please do that"])
-        #expect(made.status == 0, "\(made.stderr)")
-        let spoken = try PCMBuffer(audio: Data(contentsOf: microphone)).duration
-        // Record past the end of the phrase (the fake microphone plays it once, then silence).
-        let seen = try drive(server, ["record", "--mic", microphone.path, "--seconds", String(format: "%.1f", spoken + 0.6)])
+        let microphone = try microphone(in: server)
+        let seen = try drive(server, ["record", "--mic", microphone.file.path, "--seconds", microphone.seconds])
         #expect(seen["record-error"] as? String == "")
         #expect(seen["type"] as? String == "audio/webm;codecs=opus")
         #expect(try #require(seen["peakLevel"] as? Double) > 0.3, "the level meter moved")
         let transcript = try #require(seen["transcript"] as? String)
         let words = transcript.lowercased().unicodeScalars.filter { CharacterSet.letters.contains($0) || $0 == " " }
         #expect(String(String.UnicodeScalarView(words)) == "yes please do that", "heard \(transcript)")
+    }
+
+    @Test("a refused upload keeps the recording: Retry, once the token is right, transcribes it without recording again")
+    func retry() throws {
+        let server = try RunningServer(["--engine", "pocketsphinx"])
+        let microphone = try microphone(in: server)
+        let seen = try drive(server, token: "not-the-token", [
+            "record", "--mic", microphone.file.path, "--seconds", microphone.seconds, "--retry-token", server.token,
+        ])
+        #expect((seen["firstError"] as? String)?.lowercased().contains("wrong token") == true, "\(seen)")
+        #expect(seen["retryOffered"] as? Bool == true)
+        #expect(seen["record-error"] as? String == "")
+        #expect(seen["retryOfferedAfter"] as? Bool == false, "Retry is gone once the text is in")
+        #expect((seen["transcript"] as? String)?.lowercased().contains("yes please") == true, "\(seen)")
     }
 
     @Test("a wrong token is shown as 'wrong token', for the voices and for speaking")

@@ -261,13 +261,15 @@ async function startRecording() {
     kept = { blob: new Blob(chunks, { type: made }), name: "note." + extension(made), seconds: parseFloat(durationLabel.value) };
     transcribe();
   });
+  // Recording starts first, so the meter's setup never costs the first words.
+  recorder.start(250);
+  const began = performance.now();
   // The level meter: RMS of the last 2048 samples, on a 60 dB scale.
   audioContext = new AudioContext();
   const analyser = audioContext.createAnalyser();
   analyser.fftSize = 2048;
   audioContext.createMediaStreamSource(stream).connect(analyser);
   const samples = new Float32Array(analyser.fftSize);
-  const began = performance.now();
   ticker = setInterval(() => {
     analyser.getFloatTimeDomainData(samples);
     const rms = Math.sqrt(samples.reduce((sum, x) => sum + x * x, 0) / samples.length);
@@ -276,7 +278,6 @@ async function startRecording() {
     durationLabel.value = ((performance.now() - began) / 1000).toFixed(1) + " s";
   }, 100);
   durationLabel.value = "0.0 s";
-  recorder.start(250);
   show("recording", "Recording… press Stop when you are done.");
 }
 
