@@ -82,7 +82,7 @@ enum WebPage {
     <button id="record" type="button" aria-pressed="false">Record</button>
     <button id="cancel" type="button" class="quiet" hidden>Cancel</button>
     <label for="level" style="margin:0">Level</label><meter id="level" min="0" max="1" low="0.15" high="0.9" optimum="0.5" value="0">0</meter>
-    <output id="duration" aria-label="Recording length">0.0 s</output>
+    <output id="duration" aria-label="Recording length" aria-live="off">0.0 s</output>
   </div>
   <p id="record-status" class="status" aria-live="polite"></p>
   <p id="record-error" class="error" role="alert"></p>
