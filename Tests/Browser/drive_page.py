@@ -4,7 +4,8 @@ what it saw as one JSON object. Chromium's fake microphone plays --mic (a WAV) o
 
     drive_page.py URL TOKEN speak --text "…" [--voice NAME]
     drive_page.py URL TOKEN record --mic FILE.wav --seconds S [--retry-token GOOD]
-        (with --retry-token, TOKEN is refused; then the right token goes in and Retry resends the kept recording)
+        (with --retry-token, TOKEN is refused; the page is reloaded, the right token goes in, and
+        Retry sends the recording it kept)
     drive_page.py URL TOKEN wrong-token
     drive_page.py URL TOKEN narrow
     drive_page.py URL TOKEN speak,record …      (scenarios in turn, on one page)
@@ -104,6 +105,10 @@ def record(driver, args, result):
     if args.retry_token:
         result["firstError"] = errors(driver)["record-error"]
         result["retryOffered"] = driver.find_element(By.ID, "retry").is_displayed()
+        driver.refresh()
+        until(driver, lambda: driver.execute_script("return document.body && document.body.dataset.recorder") == "failed",
+              "the kept recording after a reload")
+        result["keptAcrossReload"] = driver.find_element(By.ID, "retry").is_displayed()
         enter_token(driver, args.retry_token)
         driver.find_element(By.ID, "retry").click()
         until(driver, lambda: text(driver, "transcript") or errors(driver)["record-error"] not in ("", result["firstError"]),

@@ -84,7 +84,7 @@ struct WebPageTests {
         #expect(String(String.UnicodeScalarView(words)) == "yes please do that", "heard \(transcript)")
     }
 
-    @Test("a refused upload keeps the recording: Retry, once the token is right, transcribes it without recording again")
+    @Test("a refused upload keeps the recording, across a reload: Retry, once the token is right, transcribes it without recording again")
     func retry() throws {
         let server = try RunningServer(["--engine", "pocketsphinx"])
         let microphone = try microphone(in: server)
@@ -93,6 +93,7 @@ struct WebPageTests {
         ])
         #expect((seen["firstError"] as? String)?.lowercased().contains("wrong token") == true, "\(seen)")
         #expect(seen["retryOffered"] as? Bool == true)
+        #expect(seen["keptAcrossReload"] as? Bool == true)
         #expect(seen["record-error"] as? String == "")
         #expect(seen["retryOfferedAfter"] as? Bool == false, "Retry is gone once the text is in")
         #expect((seen["transcript"] as? String)?.lowercased().contains("yes please") == true, "\(seen)")

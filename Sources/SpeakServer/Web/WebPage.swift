@@ -221,6 +221,28 @@ player.addEventListener("play", () => { delete player.dataset.ended; });
 const recordButton = $("record"), meter = $("level"), durationLabel = $("duration");
 let recorder = null, audioContext = null, ticker = null, kept = null, uploading = null;
 
+// The kept recording also waits in IndexedDB, so closing the tab does not lose it either.
+const pending = {
+  open: () => new Promise((resolve, reject) => {
+    const request = indexedDB.open("speak", 1);
+    request.onupgradeneeded = () => request.result.createObjectStore("pending");
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  }),
+  async run(mode, work) {
+    const db = await pending.open();
+    return new Promise((resolve, reject) => {
+      const transaction = db.transaction("pending", mode);
+      const request = work(transaction.objectStore("pending"));
+      transaction.oncomplete = () => { db.close(); resolve(request.result); };
+      transaction.onerror = () => { db.close(); reject(transaction.error); };
+    });
+  },
+  save: (recording) => pending.run("readwrite", (store) => store.put(recording, "recording")).catch(() => {}),
+  load: () => pending.run("readonly", (store) => store.get("recording")).catch(() => undefined),
+  clear: () => pending.run("readwrite", (store) => store.delete("recording")).catch(() => {}),
+};
+
 const recordingType = () => ["audio/webm;codecs=opus", "audio/mp4", "audio/ogg;codecs=opus", "audio/webm"]
   .find((type) => window.MediaRecorder && MediaRecorder.isTypeSupported(type)) || "";
 const extension = (type) => type.startsWith("audio/mp4") ? "m4a" : type.startsWith("audio/ogg") ? "ogg" : "webm";
@@ -259,7 +281,7 @@ async function startRecording() {
     recorder = null;
     if (cancelled) { show("idle", "Recording discarded."); return; }
     kept = { blob: new Blob(chunks, { type: made }), name: "note." + extension(made), seconds: parseFloat(durationLabel.value) };
-    transcribe();
+    pending.save(kept).then(transcribe);
   });
   // Recording starts first, so the meter's setup never costs the first words.
   recorder.start(250);
@@ -297,6 +319,7 @@ async function transcribe() {
     const { text } = await response.json();
     $("transcript").value = text;
     kept = null;
+    pending.clear();
     show("idle", text ? "" : "No speech was heard.");
   } catch (error) {
     if (error.name === "AbortError") { show("failed", "Transcription cancelled; the recording is kept."); return; }
@@ -312,11 +335,16 @@ $("cancel").addEventListener("click", () => {
   if (recorder) { recorder.cancelled = true; recorder.stop(); } else uploading?.abort();
 });
 $("retry").addEventListener("click", transcribe);
-$("discard").addEventListener("click", () => { kept = null; $("record-error").textContent = ""; show("idle", "Recording discarded."); });
+$("discard").addEventListener("click", () => { kept = null; pending.clear(); $("record-error").textContent = ""; show("idle", "Recording discarded."); });
 document.addEventListener("keydown", (event) => { if (event.key === "Escape" && !$("cancel").hidden) $("cancel").click(); });
 
 show("idle");
 loadVoices();
+pending.load().then((recording) => {
+  if (!recording || kept || recorder) return;
+  kept = recording;
+  show("failed", "A recording of " + kept.seconds.toFixed(1) + " s from before is kept: Retry sends it.");
+});
 </script>
 </body>
 </html>
