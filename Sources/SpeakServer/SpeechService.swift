@@ -52,6 +52,7 @@ public final class SpeechService: Sendable {
 
     /// The route table: adding an endpoint is one line. 404 and 405 (with `Allow`) follow from it.
     static let routes: [Route] = [
+        Route(method: "GET", path: "/", open: true) { _, _ in WebPage.response },
         Route(method: "GET", path: "/health", open: true) { _, _ in .json(["status": "ok"]) },
         Route(method: "GET", path: "/ready") { service, _ in service.ready() },
         Route(method: "GET", path: "/voices") { service, _ in service.voices() },

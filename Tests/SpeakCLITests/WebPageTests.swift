@@ -1,0 +1,118 @@
+import Foundation
+import SpeakKit
+import Testing
+
+/// The page `speak serve` answers at `/`, driven in headless Chromium by selenium
+/// (`Tests/Browser/drive_page.py`; `Scripts/install-browser` installs both) against a real server,
+/// with Chromium's fake microphone playing a WAV that speak synthesised.
+@Suite("speak serve: the web page in a real browser", .serialized)
+struct WebPageTests {
+    static let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Browser/drive_page.py").standardizedFileURL
+
+    /// Runs the driver against `server` and returns what the page showed.
+    func drive(_ server: RunningServer, token: String? = nil, _ arguments: [String]) throws -> [String: Any] {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") else {
+            throw TestFailure("no chromium or chromedriver: run Scripts/install-browser")
+        }
+        let result = try Subprocess.run("/usr/bin/env", ["python3", Self.driver.path, server.url, token ?? server.token] + arguments)
+        guard result.status == 0, let seen = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any] else {
+            throw TestFailure("the browser run failed (\(result.status)): \(result.stderr.suffix(2000))")
+        }
+        return seen
+    }
+
+    /// "yes please do that" as speak says it, after half a second of silence (so a recording that
+    /// starts a little after the microphone opens still hears all of it), and how long to record.
+    func microphone(in server: RunningServer) throws -> (file: URL, seconds: String) {
+        let file = server.directory.appendingPathComponent("yes-please.wav")
+        let made = try Speak.run(["-o", file.path, "yes please do that"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let spoken = try PCMBuffer(audio: Data(contentsOf: file))
+        let padded = PCMBuffer(sampleRate: spoken.sampleRate, samples: Array(repeating: 0, count: spoken.sampleRate / 2) + spoken.samples)
+        try padded.encoded(as: .wav).write(to: file)
+        // Record past the end of the phrase: the fake microphone plays it once, then silence.
+        return (file, String(format: "%.1f", padded.duration + 0.5))
+    }
+
+    @Test("GET / is the page: open without a token, HTML, nothing loaded from elsewhere")
+    func page() throws {
+        let server = try RunningServer()
+        let reply = try curl(["\(server.url)/"])
+        #expect(reply.status == 200)
+        #expect(reply.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(reply.headers["content-security-policy"]?.contains("default-src 'none'") == true)
+        #expect(reply.text.hasPrefix("<!doctype html>"))
+        #expect(!reply.text.contains("://"), "the page names another site")
+        // The page is open; what it calls is not.
+        #expect(try curl(["\(server.url)/voices"]).status == 401)
+    }
+
+    @Test("typed text is spoken by keyboard, streamed, and the audio element plays all of the reply")
+    func speak() throws {
+        let server = try RunningServer()
+        let text = "The deployment finished without errors."
+        let seen = try drive(server, ["speak", "--text", text, "--voice", "oliver"])
+        #expect(seen["speak-error"] as? String == "")
+        #expect((seen["voices"] as? [String])?.contains("oliver") == true)
+        #expect(seen["focused"] as? String == "speak", "Tab from the text box reaches Speak")
+        #expect(seen["mode"] as? String == "stream", "Chromium plays MP3 through MediaSource as it arrives")
+        // The same request through curl: the browser got all of it and played it to the end.
+        let body = try JSONSerialization.data(withJSONObject: ["text": text, "voice": "oliver"])
+        let reply = try server.authorized(["-H", "Content-Type: application/json", "--data-binary", "@-", "\(server.url)/api/speak"], input: body)
+        #expect(reply.status == 200)
+        #expect(seen["bytes"] as? Int == reply.body.count)
+        let expected = try PCMBuffer(audio: reply.body).duration
+        let duration = try #require(seen["duration"] as? Double)
+        let playedEnd = try #require(seen["playedEnd"] as? Double)
+        #expect(abs(duration - expected) < 0.1, "the browser's \(duration) s against the reply's \(expected) s")
+        #expect(seen["playedStart"] as? Double == 0)
+        #expect(abs(playedEnd - duration) < 0.05, "played to \(playedEnd) s of \(duration) s")
+        #expect(seen["ended"] as? Bool == true)
+    }
+
+    @Test("the fake microphone's words are recorded with a level and a duration, uploaded and shown", arguments: ["whisper", "pocketsphinx"])
+    func record(engine: String) throws {
+        let server = try RunningServer(["--engine", engine])
+        let microphone = try microphone(in: server)
+        let seen = try drive(server, ["record", "--mic", microphone.file.path, "--seconds", microphone.seconds])
+        #expect(seen["record-error"] as? String == "")
+        #expect(seen["type"] as? String == "audio/webm;codecs=opus")
+        #expect(try #require(seen["peakLevel"] as? Double) > 0.3, "the level meter moved")
+        let transcript = try #require(seen["transcript"] as? String)
+        let words = transcript.lowercased().unicodeScalars.filter { CharacterSet.letters.contains($0) || $0 == " " }
+        #expect(String(String.UnicodeScalarView(words)) == "yes please do that", "heard \(transcript)")
+    }
+
+    @Test("a refused upload keeps the recording, across a reload: Retry, once the token is right, transcribes it without recording again")
+    func retry() throws {
+        let server = try RunningServer(["--engine", "pocketsphinx"])
+        let microphone = try microphone(in: server)
+        let seen = try drive(server, token: "not-the-token", [
+            "record", "--mic", microphone.file.path, "--seconds", microphone.seconds, "--retry-token", server.token,
+        ])
+        #expect((seen["firstError"] as? String)?.lowercased().contains("wrong token") == true, "\(seen)")
+        #expect(seen["retryOffered"] as? Bool == true)
+        #expect(seen["keptAcrossReload"] as? Bool == true)
+        #expect(seen["record-error"] as? String == "")
+        #expect(seen["retryOfferedAfter"] as? Bool == false, "Retry is gone once the text is in")
+        #expect((seen["transcript"] as? String)?.lowercased().contains("yes please") == true, "\(seen)")
+    }
+
+    @Test("a wrong token is shown as 'wrong token', for the voices and for speaking")
+    func wrongToken() throws {
+        let server = try RunningServer()
+        let seen = try drive(server, token: server.token + "-wrong", ["wrong-token"])
+        #expect((seen["token-error"] as? String)?.lowercased().contains("wrong token") == true, "\(seen)")
+        #expect((seen["speak-error"] as? String)?.lowercased().contains("wrong token") == true, "\(seen)")
+    }
+
+    @Test("at 360 px wide nothing scrolls sideways")
+    func narrow() throws {
+        let server = try RunningServer()
+        let seen = try drive(server, ["narrow"])
+        #expect(seen["innerWidth"] as? Int == 360)
+        #expect(try #require(seen["scrollWidth"] as? Int) <= 360)
+        #expect((seen["wider"] as? [String])?.isEmpty == true, "wider than the screen: \(seen["wider"] ?? "")")
+    }
+}
