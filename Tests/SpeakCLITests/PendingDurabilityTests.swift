@@ -30,7 +30,7 @@ struct PendingDurabilityTests {
     func killedAfterFirst(_ arguments: [String]) throws -> Subprocess.Result {
         let first = spool.directory.appendingPathComponent("20260101-000000.000-first.wav").path
         let running = try Speak.start(["transcribe", "--pending"] + arguments, environment: environment)
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(180)
         while FileManager.default.fileExists(atPath: first) && Date() < deadline { usleep(2_000) }
         running.send(SIGKILL)
         let result = running.wait()
