@@ -6,20 +6,30 @@ import SpeakPocketSphinx
 import SpeakUpstream
 import SpeakKit
 import SpeakServer
+import SpeakWyoming
 
 /// `speak serve`: the HTTP voice reply service.
 enum ServeCommand {
     static let help = """
-        speak serve: the HTTP voice reply service (MP3 over HTTP, OpenAI-compatible).
+        speak serve: the HTTP voice reply service (MP3 over HTTP, OpenAI-compatible), and Home
+        Assistant's Wyoming protocol.
 
         usage: speak serve [--host H] [--port N] [--config FILE] [--tokens FILE] [--cache-dir DIR]
                            [--cache-bytes N] [--workers N] [--voices-dir DIR] [--device NAME]
                            [--engine whisper|pocketsphinx] [--model NAME|PATH]   (the local transcriber)
+                           [--wyoming tcp://HOST:PORT [--no-http] [--zeroconf [--zeroconf-name NAME]]]
                speak serve --hash-token TOKEN [--name NAME]   (prints a line for the tokens file)
 
         Endpoints: GET /health, /ready, /voices, /v1/models, /speak?text=…; POST /speak, /api/speak,
         /v1/audio/speech, /play, /api/transcribe, /v1/audio/transcriptions. All but /health need 'Authorization: Bearer TOKEN' when a tokens
         file is configured. SIGHUP reloads the tokens file; SIGTERM finishes requests in flight, then exits.
+
+        Wyoming: --wyoming tcp://0.0.0.0:10200 also serves Wyoming TTS and STT (Home Assistant's
+        protocol, as wyoming-piper and wyoming-faster-whisper do) on that address: every installed
+        voice, streaming synthesis, the same transcriber. It has no tokens: bind it where only
+        your Home Assistant can reach it. --no-http serves Wyoming alone. --zeroconf advertises
+        it as _wyoming._tcp through avahi-daemon (Debian's avahi-utils), under the host's real
+        addresses, named NAME (default: speak).
         """
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -33,6 +43,7 @@ enum ServeCommand {
         var hashToken: String?
         var tokenName = "client"
         var overrides: [(inout ServerConfiguration) -> Void] = []
+        var wyoming = WyomingOptions()
         func value(_ flag: String) throws -> String {
             guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
             return next
@@ -62,16 +73,48 @@ enum ServeCommand {
             case "--device", "-a": let device = try value(flag); overrides.append { $0.device = device }
             case "--rate-limit": let limit = try number(flag); overrides.append { $0.rateLimitPerMinute = limit }
             case "--hash-token": hashToken = try value(flag)
+            case "--wyoming":
+                let uri = try value(flag)
+                switch Result(catching: { () throws(WyomingServerError) in try WyomingAddress(uri: uri) }) {
+                case .success(let address): wyoming.address = address
+                case .failure(let error): throw UsageError(error.description)
+                }
+            case "--no-http": wyoming.httpToo = false
+            case "--zeroconf": wyoming.zeroconf = true
+            case "--zeroconf-name": wyoming.zeroconfName = try value(flag); wyoming.zeroconf = true
             case "--name": tokenName = try value(flag)
             default: throw UsageError("unknown option \(flag) (speak serve --help lists them)")
             }
         }
         if let hashToken { return print(TokenStore.hashLine(for: hashToken, name: tokenName)) }
         overrides.forEach { $0(&configuration) }
-        try serve(configuration, local: local)
+        if wyoming.address == nil && (!wyoming.httpToo || wyoming.zeroconf) {
+            throw UsageError("\(wyoming.httpToo ? "--zeroconf" : "--no-http") needs --wyoming tcp://HOST:PORT")
+        }
+        try serve(configuration, local: local, wyoming: wyoming)
     }
 
-    private static func serve(_ configuration: ServerConfiguration, local: Engines.LocalTranscriber) throws {
+    private static func startWyoming(_ address: WyomingAddress, _ service: WyomingService) throws -> WyomingServer {
+        let server = try WyomingServer(address: address, service: service)
+        FileHandle.standardOutput.write(Data("speak serve: Wyoming on \(server.address)\n".utf8))
+        return server
+    }
+
+    private static func advertise(_ name: String, _ address: WyomingAddress) throws -> ZeroconfAdvertisement {
+        let published = try ZeroconfAdvertisement(name: name, address: address)
+        FileHandle.standardOutput.write(Data("speak serve: advertised as '\(published.name)' (\(ZeroconfAdvertisement.serviceType))\n".utf8))
+        return published
+    }
+
+    /// `--wyoming`, `--no-http`, `--zeroconf`.
+    struct WyomingOptions {
+        var address: WyomingAddress?
+        var httpToo = true
+        var zeroconf = false
+        var zeroconfName = "speak"
+    }
+
+    private static func serve(_ configuration: ServerConfiguration, local: Engines.LocalTranscriber, wyoming: WyomingOptions) throws {
         signal(SIGPIPE, SIG_IGN)
         let catalog = try VoiceCatalog.standard(adding: configuration.voicesDirectory)
         let cache = try ReplyCache(directory: URL(fileURLWithPath: configuration.cacheDirectory ?? ReplyCache.defaultDirectory.path), maximumBytes: configuration.cacheBytes)
@@ -94,13 +137,33 @@ enum ServeCommand {
         let service = SpeechService(
             configuration: configuration, engine: engine, tokens: tokens, player: Player(device: configuration.device),
             transcriber: transcriber, uploads: uploads)
-        let server = try HTTPServer(
-            host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
-            limits: HTTPServer.Limits(
-                connections: configuration.connectionLimit, idleTimeout: configuration.idleTimeoutSeconds),
-            bodyPolicy: service.bodyPolicy, handler: service.respond)
-        if tokens == nil { FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8)) }
-        FileHandle.standardOutput.write(Data("speak serve: listening on http://\(configuration.host):\(server.port)\n".utf8))
+        var server: HTTPServer?
+        if wyoming.httpToo {
+            let http = try HTTPServer(
+                host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
+                limits: HTTPServer.Limits(
+                    connections: configuration.connectionLimit, idleTimeout: configuration.idleTimeoutSeconds),
+                bodyPolicy: service.bodyPolicy, handler: service.respond)
+            if tokens == nil { FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8)) }
+            FileHandle.standardOutput.write(Data("speak serve: listening on http://\(configuration.host):\(http.port)\n".utf8))
+            server = http
+        }
+        var wyomingServer: WyomingServer?
+        var advertisement: ZeroconfAdvertisement?
+        if let address = wyoming.address {
+            let wyomingService = WyomingService(
+                engine: engine, transcriber: transcriber, transcriberInfo: WyomingFrontEnd.transcriberInfo(transcriber),
+                speakers: WyomingFrontEnd.piperSpeakers)
+            do {
+                wyomingServer = try startWyoming(address, wyomingService)
+                if wyoming.zeroconf { advertisement = try advertise(wyoming.zeroconfName, wyomingServer!.address) }
+            } catch {
+                wyomingServer?.shutdown()
+                server?.shutdown(timeout: 0)
+                workers.shutdown()
+                throw InputError(code: .unavailable, message: String(describing: error))
+            }
+        }
 
         let stopped = DispatchSemaphore(value: 0)
         let signals = SignalHandlers()
@@ -114,7 +177,9 @@ enum ServeCommand {
         }
         for stop in [SIGTERM, SIGINT] { signals.on(stop) { stopped.signal() } }
         stopped.wait()
-        server.shutdown(timeout: configuration.shutdownGraceSeconds)
+        advertisement?.withdraw()
+        wyomingServer?.shutdown()
+        server?.shutdown(timeout: configuration.shutdownGraceSeconds)
         workers.shutdown()
     }
 
