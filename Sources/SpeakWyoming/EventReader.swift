@@ -131,15 +131,16 @@ public struct EventReader {
 
     /// The next line without its newline; `nil` at a clean end of the stream.
     private mutating func readLine() throws(WyomingReadError) -> ArraySlice<UInt8>? {
-        var searched = start
+        // Bytes after `start` already searched; an offset, since `fill` may move the bytes.
+        var searched = 0
         while true {
-            if let newline = buffer[searched...].firstIndex(of: 0x0A) {
+            if let newline = buffer[(start + searched)...].firstIndex(of: 0x0A) {
                 let line = buffer[start..<newline]
                 start = newline + 1
                 return line
             }
-            searched = buffer.count
-            if buffer.count - start >= limits.headerBytes { throw .headerTooLong(limit: limits.headerBytes) }
+            searched = buffer.count - start
+            if searched >= limits.headerBytes { throw .headerTooLong(limit: limits.headerBytes) }
             if try fill() == 0 {
                 if buffer.count == start { return nil }
                 throw .truncated

@@ -49,6 +49,16 @@ struct EventReaderTests {
         #expect(String(decoding: event.encoded, as: UTF8.self).contains("\"rate\":22050"))
     }
 
+    @Test("thousands of events back to back are all read, across reads that end inside a line")
+    func manyEvents() throws {
+        let events = (0..<3000).map { WyomingEvent("synthesize-chunk", ["text": .string("word \($0) ")]) }
+        let read = EventReaderTests.read(events.flatMap(\.encoded))
+        #expect(read.count == 3000)
+        #expect(try read.last?.get().string("text") == "word 2999 ")
+    }
+
+    static func read(_ bytes: [UInt8]) -> [Result<WyomingEvent, WyomingReadError>] { events(from: bytes) }
+
     @Test("inline data and data after the header are merged, the later winning")
     func mergedData() throws {
         let body = Array(#"{"text":"after","voice":{"name":"joe"}}"#.utf8)
