@@ -110,6 +110,29 @@ final class WyomingTests {
         #expect(reply["new_connection"] as? String == "info")
     }
 
+    /// `wyoming-bench COMMAND ARGUMENTS…` against this server; its output, after checking it succeeded.
+    private func bench(_ command: String, _ arguments: [String]) throws -> String {
+        let result = try Subprocess.run(
+            "/usr/bin/env", ["wyoming-bench", command, "127.0.0.1:\(server.port)"] + arguments + ["--timeout", "600"])
+        #expect(result.status == 0, "wyoming-bench \(command): \(result.stdout)\(result.stderr)")
+        #expect(!result.stdout.contains("FAIL"), "\(result.stdout)")
+        return result.stdout
+    }
+
+    @Test("wyoming-bench info, tts in both modes, and stt on a corpus it made with this server all succeed")
+    func wyomingBench() throws {
+        let info = try bench("info", [])
+        #expect(info.contains("tts  speak (synthesize streaming)") && info.contains("voice default [en-US]"), "\(info)")
+        #expect(info.contains("asr  "), "\(info)")
+        let voice = #"{"voice":{"name":"default"}}"#
+        let tts = try bench("tts", ["--mode", "both", "--rounds", "1", "--warmup", "0", "--config", voice, "--texts", "Hello there. How are you today?"])
+        #expect(tts.contains("[non_streaming] ok=1 fail=0") && tts.contains("[streaming] ok=1 fail=0"), "\(tts)")
+        let corpus = server.directory.appendingPathComponent("corpus")
+        _ = try bench("generate-corpus", ["--out", corpus.path, "--config", voice, "--texts", "Please turn on the kitchen lights."])
+        let stt = try bench("stt", ["--corpus", corpus.path, "--mode", "non_streaming", "--rounds", "1", "--warmup", "0"])
+        #expect(stt.contains("[non_streaming] ok=1 fail=0") && stt.contains("WER=0.0%"), "\(stt)")
+    }
+
     @Test("SIGTERM stops the Wyoming server cleanly")
     func stops() {
         let result = server.stop()
