@@ -160,3 +160,44 @@ struct WyomingFlagTests {
         #expect(result.stderr.contains("loopback"), "\(result.stderr)")
     }
 }
+
+private func avahiRunning() -> Bool {
+    FileManager.default.isExecutableFile(atPath: "/usr/bin/avahi-browse")
+        && (try? Subprocess.run("/usr/sbin/avahi-daemon", ["--check"]).status) == 0
+}
+
+/// `--zeroconf` against a running avahi-daemon (on the system D-Bus). The daemon is not started
+/// here: it needs a system bus and an interface with multicast, which a test cannot make without
+/// changing the machine; Notes/wyoming.md says how it was run in a network namespace of its own.
+@Suite("speak serve --wyoming --zeroconf", .enabled(if: avahiRunning()))
+struct ZeroconfTests {
+    /// The resolved `_wyoming._tcp` records named `name`: (address, port).
+    func resolved(_ name: String) throws -> [(address: String, port: Int)] {
+        let listing = try Subprocess.run("/usr/bin/avahi-browse", ["-rtp", "_wyoming._tcp"]).stdout
+        var records: [(address: String, port: Int)] = []
+        for line in listing.split(separator: "\n") {
+            let fields = line.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 9, fields[0] == "=", fields[3] == name else { continue }
+            records.append((fields[7], Int(fields[8]) ?? 0))
+        }
+        return records
+    }
+
+    @Test("a server bound to 0.0.0.0 is advertised as _wyoming._tcp under real addresses, and withdrawn on SIGTERM")
+    func advertised() throws {
+        let name = "speak-test-\(UUID().uuidString.prefix(6))"
+        let server = try RunningWyomingServer(host: "0.0.0.0", ["--zeroconf-name", name])
+        var records: [(address: String, port: Int)] = []
+        let deadline = Date().addingTimeInterval(20)
+        while records.isEmpty && Date() < deadline { records = try resolved(name) }
+        #expect(!records.isEmpty, "not advertised")
+        for record in records {
+            #expect(record.port == server.port)
+            #expect(record.address != "0.0.0.0" && record.address != "::", "\(record)")
+        }
+        #expect(server.stop().status == 0)
+        let gone = Date().addingTimeInterval(20)
+        while !(try resolved(name)).isEmpty && Date() < gone {}
+        #expect(try resolved(name).isEmpty, "still advertised after SIGTERM")
+    }
+}

@@ -10,12 +10,12 @@ final class RunningWyomingServer {
     let directory: URL
     let process: Subprocess
 
-    init(_ extra: [String] = []) throws {
+    init(host: String = "127.0.0.1", _ extra: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("speak-wyoming-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         port = try RunningServer.freePort()
         process = try Speak.start(
-            ["serve", "--no-http", "--wyoming", "tcp://127.0.0.1:\(port)", "--workers", "1", "--cache-dir", directory.appendingPathComponent("cache").path] + extra)
+            ["serve", "--no-http", "--wyoming", "tcp://\(host):\(port)", "--workers", "1", "--cache-dir", directory.appendingPathComponent("cache").path] + extra)
         try waitUntilListening()
     }
 
