@@ -143,6 +143,8 @@ def main():
         if not os.path.exists(needed):
             raise SystemExit(f"missing {needed} (see the usage at the top of {__file__})")
 
+    # A build outside the package (--scratch-path) does not find the shipped voices by itself.
+    os.environ.setdefault("SPEAK_VOICES", os.path.join(ROOT, "Voices"))
     scratch = tempfile.mkdtemp(prefix="bench-wyoming-")
     log = open(os.path.join(scratch, "servers.log"), "w")
     ports = {name: free_port() for name in ["speak", "piper", "whisper"]}
