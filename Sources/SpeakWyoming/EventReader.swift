@@ -122,7 +122,9 @@ public struct EventReader {
         switch header[field] {
         case nil, .null?: return 0
         case .number(let value)? where value >= 0 && value == value.rounded():
-            guard value <= Double(limit) else { throw .tooLarge(field: field, length: Int(min(value, 1e15)), limit: limit) }
+            guard value <= Double(limit) else {
+                throw .tooLarge(field: field, length: Int(min(value, 1e15)), limit: limit)
+            }
             return Int(value)
         default:
             throw .badLength(field: field)

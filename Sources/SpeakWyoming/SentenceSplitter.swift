@@ -36,7 +36,8 @@ public struct SentenceSplitter: Sendable {
         var index = text.startIndex
         while index < text.endIndex {
             let character = text[index]
-            if character == "\n", let next = text.index(index, offsetBy: 1, limitedBy: text.endIndex), next < text.endIndex,
+            if character == "\n", let next = text.index(index, offsetBy: 1, limitedBy: text.endIndex),
+                next < text.endIndex,
                 text[next] == "\n"
             {
                 return next
@@ -47,7 +48,9 @@ public struct SentenceSplitter: Sendable {
                     end = text.index(after: end)
                 }
                 // Whitespace must follow: until it arrives, the next piece may go on with `.5`.
-                if end < text.endIndex, text[end].isWhitespace, !(character == "." && isAbbreviation(before: index, in: text)) {
+                if end < text.endIndex, text[end].isWhitespace,
+                    !(character == "." && isAbbreviation(before: index, in: text))
+                {
                     return end
                 }
                 if "。！？".contains(character), end < text.endIndex { return end }
@@ -74,7 +77,8 @@ public struct SentenceSplitter: Sendable {
 
 extension StringProtocol {
     var trimmingWhitespace: String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
         return String(self[first...last])
     }
 }

@@ -65,7 +65,8 @@ extension JSONValue {
         case .string(let value): return Self.escaped(value)
         case .array(let values): return "[" + values.map(\.jsonText).joined(separator: ",") + "]"
         case .object(let members):
-            return "{" + members.sorted { $0.key < $1.key }.map { Self.escaped($0.key) + ":" + $0.value.jsonText }
+            return "{"
+                + members.sorted { $0.key < $1.key }.map { Self.escaped($0.key) + ":" + $0.value.jsonText }
                 .joined(separator: ",") + "}"
         }
     }

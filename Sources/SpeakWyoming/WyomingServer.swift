@@ -13,9 +13,12 @@ public struct WyomingAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// `tcp://HOST:PORT`; an IPv6 host in brackets (`tcp://[::]:10200`).
     public init(uri: String) throws(WyomingServerError) {
-        guard uri.hasPrefix("tcp://") else { throw WyomingServerError("a Wyoming address is tcp://HOST:PORT, not '\(uri)'") }
+        guard uri.hasPrefix("tcp://") else {
+            throw WyomingServerError("a Wyoming address is tcp://HOST:PORT, not '\(uri)'")
+        }
         let rest = uri.dropFirst("tcp://".count)
-        guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]), (0...65535).contains(port)
+        guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]),
+            (0...65535).contains(port)
         else { throw WyomingServerError("a Wyoming address is tcp://HOST:PORT with a port 0 to 65535, not '\(uri)'") }
         var host = String(rest[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -61,7 +64,9 @@ public final class WyomingServer: Sendable {
         Glibc.shutdown(listener, Int32(SHUT_RDWR))
         acceptorDone.wait()
         close(listener)
-        open.withLock { descriptors in descriptors.forEach { _ = Glibc.shutdown($0, Int32(SHUT_RDWR)) } }
+        open.withLock { descriptors in
+            for descriptor in descriptors { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func acceptLoop() {
@@ -84,7 +89,8 @@ public final class WyomingServer: Sendable {
                 return true
             }
             guard admitted else {
-                let busy = WyomingEvent.error("the server is busy: \(service.limits.connections) connections are open", code: "busy")
+                let busy = WyomingEvent.error(
+                    "the server is busy: \(service.limits.connections) connections are open", code: "busy")
                 _ = busy.encoded.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(client)
                 continue
@@ -117,11 +123,14 @@ public final class WyomingServer: Sendable {
             throw WyomingServerError("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(result) }
-        let descriptor = socket(address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(
+            address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw WyomingServerError("socket: \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        guard bind(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0, Glibc.listen(descriptor, 128) == 0 else {
+        guard bind(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0,
+            Glibc.listen(descriptor, 128) == 0
+        else {
             let message = String(cString: strerror(errno))
             close(descriptor)
             throw WyomingServerError("cannot listen on \(host):\(port): \(message)")

@@ -26,7 +26,9 @@ public struct WyomingService: Sendable {
         public var names: @Sendable (Voice) -> [String]
         public var voice: @Sendable (Voice, String) -> Voice?
 
-        public init(names: @escaping @Sendable (Voice) -> [String], voice: @escaping @Sendable (Voice, String) -> Voice?) {
+        public init(
+            names: @escaping @Sendable (Voice) -> [String], voice: @escaping @Sendable (Voice, String) -> Voice?
+        ) {
             self.names = names
             self.voice = voice
         }
@@ -80,7 +82,8 @@ public struct WyomingService: Sendable {
             var extra: [String: JSONValue] = ["languages": .array([.string(voice.language)])]
             let names = speakers.names(voice)
             extra["speakers"] = names.isEmpty ? .null : .array(names.map { .object(["name": .string($0)]) })
-            return artifact(voice.name, voice.description.isEmpty ? "\(voice.name) (\(voice.engine))" : voice.description, extra)
+            return artifact(
+                voice.name, voice.description.isEmpty ? "\(voice.name) (\(voice.engine))" : voice.description, extra)
         }
         let tts = artifact(
             "speak", "speak: espeak-ng and neural (Piper) voices",
@@ -100,7 +103,10 @@ public struct WyomingService: Sendable {
         let empty: JSONValue = .array([])
         return WyomingEvent(
             "info",
-            ["asr": .array(asr), "tts": .array([tts]), "handle": empty, "intent": empty, "wake": empty, "mic": empty, "snd": empty])
+            [
+                "asr": .array(asr), "tts": .array([tts]), "handle": empty, "intent": empty, "wake": empty, "mic": empty,
+                "snd": empty,
+            ])
     }
 }
 

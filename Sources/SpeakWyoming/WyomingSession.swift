@@ -86,7 +86,9 @@ final class WyomingSession {
                 try handle(event)
             } catch let error as WyomingReadError {
                 if error == .idle || error == .truncated { return }
-                guard (try? send(.error(error.description, code: error.code))) != nil, error.keepsConnection else { return }
+                guard (try? send(.error(error.description, code: error.code))) != nil, error.keepsConnection else {
+                    return
+                }
             } catch let refusal as Refusal {
                 guard (try? send(.error(refusal.text, code: refusal.code))) != nil else { return }
             } catch {
@@ -115,7 +117,9 @@ final class WyomingSession {
             current.characters += text.count
             guard current.characters <= service.limits.textCharacters else {
                 stream = nil
-                throw Refusal(text: "the stream's text is longer than \(service.limits.textCharacters) characters", code: "text-too-long")
+                throw Refusal(
+                    text: "the stream's text is longer than \(service.limits.textCharacters) characters",
+                    code: "text-too-long")
             }
             let sentences = current.splitter.add(text)
             stream = current
@@ -149,7 +153,8 @@ final class WyomingSession {
 
     private func checkLength(_ characters: Int) throws {
         guard characters <= service.limits.textCharacters else {
-            throw Refusal(text: "the text is longer than \(service.limits.textCharacters) characters", code: "text-too-long")
+            throw Refusal(
+                text: "the text is longer than \(service.limits.textCharacters) characters", code: "text-too-long")
         }
     }
 
@@ -159,7 +164,9 @@ final class WyomingSession {
         let engine = service.engine
         var chosen: Voice
         if case .string(let name)? = request?["name"] {
-            do { chosen = try engine.voice(named: name) } catch { throw Refusal(text: error.description, code: "unknown-voice") }
+            do { chosen = try engine.voice(named: name) } catch {
+                throw Refusal(text: error.description, code: "unknown-voice")
+            }
             if case .string(let speaker)? = request?["speaker"] {
                 guard let spoken = service.speakers.voice(chosen, speaker) else {
                     throw Refusal(text: "voice '\(chosen.name)' has no speaker '\(speaker)'", code: "unknown-speaker")
@@ -167,12 +174,15 @@ final class WyomingSession {
                 chosen = spoken
             }
         } else if case .string(let language)? = request?["language"] {
-            guard let voice = engine.preferredVoice(forLanguage: language.replacingOccurrences(of: "_", with: "-")) else {
+            guard let voice = engine.preferredVoice(forLanguage: language.replacingOccurrences(of: "_", with: "-"))
+            else {
                 throw Refusal(text: "no voice speaks '\(language)'", code: "unknown-voice")
             }
             chosen = voice
         } else {
-            do { chosen = try engine.voice(named: nil) } catch { throw Refusal(text: error.description, code: "unknown-voice") }
+            do { chosen = try engine.voice(named: nil) } catch {
+                throw Refusal(text: error.description, code: "unknown-voice")
+            }
         }
         if case .failure(let problem)? = engine.availability(of: chosen) {
             throw Refusal(text: "voice '\(chosen.name)' cannot speak here: \(problem)", code: "voice-unavailable")
@@ -223,7 +233,9 @@ final class WyomingSession {
                     try sendAudio(chunk.samples, rate: outputRate)
                 } else {
                     if resampler == nil { resampler = Resampler(inputRate: chunk.sampleRate, outputRate: outputRate) }
-                    try resampler!.process(chunk.samples).withUnsafeBufferPointer { try sendAudio($0, rate: outputRate) }
+                    try resampler!.process(chunk.samples).withUnsafeBufferPointer {
+                        try sendAudio($0, rate: outputRate)
+                    }
                 }
             }
             if let tail = resampler?.finish(), let outputRate = rate {
@@ -270,7 +282,9 @@ final class WyomingSession {
         let channels = event.integer("channels") ?? 1
         guard width == 2, (1...8).contains(channels), (1000...384_000).contains(rate) else {
             throw Refusal(
-                text: "audio must be 16-bit PCM (width 2), 1 to 8 channels, 1000 to 384000 Hz; got width \(width), \(channels) channels, \(rate) Hz",
+                text:
+                    "audio must be 16-bit PCM (width 2), 1 to 8 channels, 1000 to 384000 Hz; "
+                    + "got width \(width), \(channels) channels, \(rate) Hz",
                 code: "unsupported-audio")
         }
         return Recording(rate: rate, channels: channels)
@@ -303,7 +317,9 @@ final class WyomingSession {
         let bytes = event.encoded
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let written = bytes.withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { throw Closing() }
             offset += written

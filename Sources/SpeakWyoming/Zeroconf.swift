@@ -14,10 +14,14 @@ public final class ZeroconfAdvertisement: Sendable {
     /// Publishes `name` for `address`'s port and returns once Avahi has established it.
     public init(name: String, address: WyomingAddress, timeout: TimeInterval = 10) throws(WyomingServerError) {
         guard !address.isLoopback else {
-            throw WyomingServerError("--zeroconf: \(address) is a loopback address, which no other host can reach; bind to 0.0.0.0 or a real address")
+            throw WyomingServerError(
+                "--zeroconf: \(address) is a loopback address, which no other host can reach; "
+                    + "bind to 0.0.0.0 or a real address"
+            )
         }
         guard let tool = Self.find("avahi-publish-service") else {
-            throw WyomingServerError("--zeroconf needs avahi-publish-service (apt-get install avahi-utils avahi-daemon)")
+            throw WyomingServerError(
+                "--zeroconf needs avahi-publish-service (apt-get install avahi-utils avahi-daemon)")
         }
         let process = Process()
         process.executableURL = tool
@@ -53,13 +57,17 @@ public final class ZeroconfAdvertisement: Sendable {
         }
         if settled.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
-            throw WyomingServerError("--zeroconf: Avahi did not establish the service within \(Int(timeout)) s (is avahi-daemon running?)")
+            throw WyomingServerError(
+                "--zeroconf: Avahi did not establish the service within \(Int(timeout)) s (is avahi-daemon running?)")
         }
         let (text, established) = said.withLock { $0 }
         guard let established else {
             process.terminate()
             let reason = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            throw WyomingServerError("--zeroconf: avahi-publish-service failed: \(reason.isEmpty ? "no reason given" : reason) (is avahi-daemon running?)")
+            throw WyomingServerError(
+                "--zeroconf: avahi-publish-service failed: \(reason.isEmpty ? "no reason given" : reason) "
+                    + "(is avahi-daemon running?)"
+            )
         }
         self.process = process
         self.name = established

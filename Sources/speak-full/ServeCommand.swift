@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
 import SpeakCLI
+import SpeakKit
 import SpeakMedia
 import SpeakPocketSphinx
-import SpeakUpstream
-import SpeakKit
 import SpeakServer
+import SpeakUpstream
 import SpeakWyoming
+import Synchronization
 
 /// `speak serve`: the HTTP voice reply service.
 enum ServeCommand {
@@ -50,7 +50,9 @@ enum ServeCommand {
         }
         func number(_ flag: String) throws -> Int {
             let text = try value(flag)
-            guard let number = Int(text), number >= 0 else { throw UsageError("\(flag) must be a whole number, not '\(text)'") }
+            guard let number = Int(text), number >= 0 else {
+                throw UsageError("\(flag) must be a whole number, not '\(text)'")
+            }
             return number
         }
         while let flag = remaining.popFirst() {
@@ -62,16 +64,36 @@ enum ServeCommand {
                 do { configuration = try ServerConfiguration(file: URL(fileURLWithPath: path)) } catch {
                     throw InputError(code: .dataError, message: "cannot read config \(path): \(error)")
                 }
-            case "--host": let host = try value(flag); overrides.append { $0.host = host }
-            case "--port": let port = try number(flag); overrides.append { $0.port = port }
-            case "--tokens": let file = try value(flag); overrides.append { $0.tokensFile = file }
-            case "--cache-dir": let directory = try value(flag); overrides.append { $0.cacheDirectory = directory }
-            case "--cache-bytes": let bytes = try number(flag); overrides.append { $0.cacheBytes = bytes }
-            case "--workers": let workers = try number(flag); overrides.append { $0.workers = workers }
-            case "--threads": let threads = try number(flag); overrides.append { $0.threads = threads }
-            case "--voices-dir": let directory = try value(flag); overrides.append { $0.voicesDirectory = directory }
-            case "--device", "-a": let device = try value(flag); overrides.append { $0.device = device }
-            case "--rate-limit": let limit = try number(flag); overrides.append { $0.rateLimitPerMinute = limit }
+            case "--host":
+                let host = try value(flag)
+                overrides.append { $0.host = host }
+            case "--port":
+                let port = try number(flag)
+                overrides.append { $0.port = port }
+            case "--tokens":
+                let file = try value(flag)
+                overrides.append { $0.tokensFile = file }
+            case "--cache-dir":
+                let directory = try value(flag)
+                overrides.append { $0.cacheDirectory = directory }
+            case "--cache-bytes":
+                let bytes = try number(flag)
+                overrides.append { $0.cacheBytes = bytes }
+            case "--workers":
+                let workers = try number(flag)
+                overrides.append { $0.workers = workers }
+            case "--threads":
+                let threads = try number(flag)
+                overrides.append { $0.threads = threads }
+            case "--voices-dir":
+                let directory = try value(flag)
+                overrides.append { $0.voicesDirectory = directory }
+            case "--device", "-a":
+                let device = try value(flag)
+                overrides.append { $0.device = device }
+            case "--rate-limit":
+                let limit = try number(flag)
+                overrides.append { $0.rateLimitPerMinute = limit }
             case "--hash-token": hashToken = try value(flag)
             case "--wyoming":
                 let uri = try value(flag)
@@ -81,7 +103,9 @@ enum ServeCommand {
                 }
             case "--no-http": wyoming.httpToo = false
             case "--zeroconf": wyoming.zeroconf = true
-            case "--zeroconf-name": wyoming.zeroconfName = try value(flag); wyoming.zeroconf = true
+            case "--zeroconf-name":
+                wyoming.zeroconfName = try value(flag)
+                wyoming.zeroconf = true
             case "--name": tokenName = try value(flag)
             default: throw UsageError("unknown option \(flag) (speak serve --help lists them)")
             }
@@ -102,7 +126,8 @@ enum ServeCommand {
 
     private static func advertise(_ name: String, _ address: WyomingAddress) throws -> ZeroconfAdvertisement {
         let published = try ZeroconfAdvertisement(name: name, address: address)
-        FileHandle.standardOutput.write(Data("speak serve: advertised as '\(published.name)' (\(ZeroconfAdvertisement.serviceType))\n".utf8))
+        FileHandle.standardOutput.write(
+            Data("speak serve: advertised as '\(published.name)' (\(ZeroconfAdvertisement.serviceType))\n".utf8))
         return published
     }
 
@@ -114,12 +139,18 @@ enum ServeCommand {
         var zeroconfName = "speak"
     }
 
-    private static func serve(_ configuration: ServerConfiguration, local: Engines.LocalTranscriber, wyoming: WyomingOptions) throws {
+    private static func serve(
+        _ configuration: ServerConfiguration, local: Engines.LocalTranscriber, wyoming: WyomingOptions
+    ) throws {
         signal(SIGPIPE, SIG_IGN)
         let catalog = try VoiceCatalog.standard(adding: configuration.voicesDirectory)
-        let cache = try ReplyCache(directory: URL(fileURLWithPath: configuration.cacheDirectory ?? ReplyCache.defaultDirectory.path), maximumBytes: configuration.cacheBytes)
+        let cache = try ReplyCache(
+            directory: URL(fileURLWithPath: configuration.cacheDirectory ?? ReplyCache.defaultDirectory.path),
+            maximumBytes: configuration.cacheBytes)
         let tokens = try configuration.tokensFile.map { try TokenStore(file: URL(fileURLWithPath: $0)) }
-        let workers = try WorkerPool(executable: Handover.lightExecutable() ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), size: configuration.effectiveWorkers)
+        let workers = try WorkerPool(
+            executable: Handover.lightExecutable() ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+            size: configuration.effectiveWorkers)
         let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("speak-uploads-\(getpid())")
         try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: uploads) }
@@ -144,8 +175,11 @@ enum ServeCommand {
                 limits: HTTPServer.Limits(
                     connections: configuration.connectionLimit, idleTimeout: configuration.idleTimeoutSeconds),
                 bodyPolicy: service.bodyPolicy, handler: service.respond)
-            if tokens == nil { FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8)) }
-            FileHandle.standardOutput.write(Data("speak serve: listening on http://\(configuration.host):\(http.port)\n".utf8))
+            if tokens == nil {
+                FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8))
+            }
+            FileHandle.standardOutput.write(
+                Data("speak serve: listening on http://\(configuration.host):\(http.port)\n".utf8))
             server = http
         }
         var wyomingServer: WyomingServer?
@@ -172,7 +206,8 @@ enum ServeCommand {
                 try tokens?.reload()
                 FileHandle.standardError.write(Data("speak serve: tokens reloaded\n".utf8))
             } catch {
-                FileHandle.standardError.write(Data("speak serve: tokens not reloaded, keeping the old ones: \(error)\n".utf8))
+                FileHandle.standardError.write(
+                    Data("speak serve: tokens not reloaded, keeping the old ones: \(error)\n".utf8))
             }
         }
         for stop in [SIGTERM, SIGINT] { signals.on(stop) { stopped.signal() } }

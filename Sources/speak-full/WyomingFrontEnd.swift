@@ -20,14 +20,18 @@ enum WyomingFrontEnd {
         case let whisper as WhisperTranscriber:
             let multilingual = (try? whisper.model.header().isMultilingual) ?? !whisper.model.name.hasSuffix(".en")
             return .init(
-                name: "whisper", description: "Whisper (whisper.cpp), model \(whisper.model.name)", model: whisper.model.name,
+                name: "whisper", description: "Whisper (whisper.cpp), model \(whisper.model.name)",
+                model: whisper.model.name,
                 languages: multilingual ? whisperLanguages : ["en"])
         case is UnavailableTranscriber:
             return nil
         case is PocketSphinxTranscriber, is TranscriberPool:
-            return .init(name: "pocketsphinx", description: "CMU pocketsphinx, US English", model: "en-us", languages: ["en"])
+            return .init(
+                name: "pocketsphinx", description: "CMU pocketsphinx, US English", model: "en-us", languages: ["en"])
         default:
-            return .init(name: "upstream", description: "an OpenAI-compatible transcription server", model: "upstream", languages: [])
+            return .init(
+                name: "upstream", description: "an OpenAI-compatible transcription server", model: "upstream",
+                languages: [])
         }
     }
 
@@ -35,7 +39,9 @@ enum WyomingFrontEnd {
     static let piperSpeakers = WyomingService.Speakers(
         names: { voice in speakerIDs(of: voice).sorted { $0.value < $1.value }.map(\.key) },
         voice: { voice, speaker in
-            guard let id = speakerIDs(of: voice)[speaker], case .object(var settings) = voice.settings else { return nil }
+            guard let id = speakerIDs(of: voice)[speaker], case .object(var settings) = voice.settings else {
+                return nil
+            }
             settings["speaker"] = .number(Double(id))
             var spoken = voice
             spoken.settings = .object(settings)

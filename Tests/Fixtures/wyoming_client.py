@@ -60,7 +60,9 @@ async def info(port):
                 {
                     "name": program.name,
                     "installed": program.installed,
-                    "models": [{"name": m.name, "languages": m.languages, "installed": m.installed} for m in program.models],
+                    "models": [
+                        {"name": m.name, "languages": m.languages, "installed": m.installed} for m in program.models
+                    ],
                 }
                 for program in described.asr
             ],
@@ -157,14 +159,16 @@ async def stream(port, voice, sentences):
 
 async def transcribe(port, wav_path, rate, language):
     with wave.open(wav_path, "rb") as wav:
-        chunk = AudioChunk(rate=wav.getframerate(), width=wav.getsampwidth(), channels=wav.getnchannels(), audio=wav.readframes(wav.getnframes()))
+        audio = wav.readframes(wav.getnframes())
+        chunk = AudioChunk(rate=wav.getframerate(), width=wav.getsampwidth(), channels=wav.getnchannels(), audio=audio)
     chunk = AudioChunkConverter(rate=rate, width=2, channels=1).convert(chunk)
     async with AsyncTcpClient(HOST, port) as client:
         await client.write_event(Transcribe(language=language).event())
         await client.write_event(AudioStart(rate=rate, width=2, channels=1).event())
         step = 2048
         for offset in range(0, len(chunk.audio), step):
-            await client.write_event(AudioChunk(rate=rate, width=2, channels=1, audio=chunk.audio[offset : offset + step]).event())
+            piece = chunk.audio[offset : offset + step]
+            await client.write_event(AudioChunk(rate=rate, width=2, channels=1, audio=piece).event())
         await client.write_event(AudioStop().event())
         event = await read(client)
     if Transcript.is_type(event.type):

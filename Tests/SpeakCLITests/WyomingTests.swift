@@ -10,7 +10,8 @@ final class WyomingTests {
 
     init() throws { server = try RunningWyomingServer() }
 
-    static let joeInstalled = FileManager.default.fileExists(atPath: "/usr/local/share/speak/models/en_US-joe-medium.onnx")
+    static let joeInstalled = FileManager.default.fileExists(
+        atPath: "/usr/local/share/speak/models/en_US-joe-medium.onnx")
 
     @Test("describe is answered with info within Home Assistant's 1 s: every installed voice and the transcriber")
     func describe() throws {
@@ -63,9 +64,13 @@ final class WyomingTests {
         #expect(reply["after"] as? String == "info")
     }
 
-    static let sentences = ["The first sentence is short.", "The second one is a little longer than that.", "And here is the third."]
+    static let sentences = [
+        "The first sentence is short.", "The second one is a little longer than that.", "And here is the third.",
+    ]
 
-    @Test("streaming: the first sentence's audio comes before the last is sent; one rate; the compatibility synthesize is ignored")
+    @Test(
+        "streaming: the first sentence's audio comes before the last is sent; one rate; a plain synthesize is ignored"
+    )
     func streaming() throws {
         try checkStreaming(voice: "default")
     }
@@ -96,7 +101,8 @@ final class WyomingTests {
         #expect(reply["language"] as? String == "en")
     }
 
-    @Test("a bad header gets an error event and the connection goes on; an oversized payload an error and a clean close")
+    @Test(
+        "a bad header gets an error event and the connection goes on; an oversized payload an error and a clean close")
     func badInput() throws {
         let reply = try server.client("bad")
         let badHeader = try #require(reply["bad_header"] as? [String: Any])
@@ -125,11 +131,19 @@ final class WyomingTests {
         #expect(info.contains("tts  speak (synthesize streaming)") && info.contains("voice default [en-US]"), "\(info)")
         #expect(info.contains("asr  "), "\(info)")
         let voice = #"{"voice":{"name":"default"}}"#
-        let tts = try bench("tts", ["--mode", "both", "--rounds", "1", "--warmup", "0", "--config", voice, "--texts", "Hello there. How are you today?"])
+        let tts = try bench(
+            "tts",
+            [
+                "--mode", "both", "--rounds", "1", "--warmup", "0", "--config", voice, "--texts",
+                "Hello there. How are you today?",
+            ])
         #expect(tts.contains("[non_streaming] ok=1 fail=0") && tts.contains("[streaming] ok=1 fail=0"), "\(tts)")
         let corpus = server.directory.appendingPathComponent("corpus")
-        _ = try bench("generate-corpus", ["--out", corpus.path, "--config", voice, "--texts", "Please turn on the kitchen lights."])
-        let stt = try bench("stt", ["--corpus", corpus.path, "--mode", "non_streaming", "--rounds", "1", "--warmup", "0"])
+        _ = try bench(
+            "generate-corpus",
+            ["--out", corpus.path, "--config", voice, "--texts", "Please turn on the kitchen lights."])
+        let stt = try bench(
+            "stt", ["--corpus", corpus.path, "--mode", "non_streaming", "--rounds", "1", "--warmup", "0"])
         #expect(stt.contains("[non_streaming] ok=1 fail=0") && stt.contains("WER=0.0%"), "\(stt)")
     }
 
@@ -143,9 +157,11 @@ final class WyomingTests {
 
 @Suite("speak serve --wyoming flags")
 struct WyomingFlagTests {
-    @Test("--no-http and --zeroconf need --wyoming; a bad address is a usage error", arguments: [
-        ["--no-http"], ["--zeroconf"], ["--wyoming", "http://0.0.0.0:10200"], ["--wyoming", "tcp://0.0.0.0"],
-    ])
+    @Test(
+        "--no-http and --zeroconf need --wyoming; a bad address is a usage error",
+        arguments: [
+            ["--no-http"], ["--zeroconf"], ["--wyoming", "http://0.0.0.0:10200"], ["--wyoming", "tcp://0.0.0.0"],
+        ])
     func usage(arguments: [String]) throws {
         let result = try Speak.run(["serve"] + arguments)
         #expect(result.status == 64, "\(result.stderr)")
@@ -155,7 +171,9 @@ struct WyomingFlagTests {
     @Test("--zeroconf on a loopback address is refused with the reason")
     func zeroconfLoopback() throws {
         let port = try RunningServer.freePort()
-        let result = try Speak.run(["serve", "--no-http", "--wyoming", "tcp://127.0.0.1:\(port)", "--zeroconf", "--workers", "1"])
+        let result = try Speak.run([
+            "serve", "--no-http", "--wyoming", "tcp://127.0.0.1:\(port)", "--zeroconf", "--workers", "1",
+        ])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("loopback"), "\(result.stderr)")
     }

@@ -5,7 +5,9 @@ import Testing
 @testable import SpeakWyoming
 
 /// Reads `bytes` through a real pipe, as a socket delivers them.
-private func events(from bytes: [UInt8], limits: WyomingLimits = WyomingLimits()) -> [Result<WyomingEvent, WyomingReadError>] {
+private func events(from bytes: [UInt8], limits: WyomingLimits = WyomingLimits()) -> [Result<
+    WyomingEvent, WyomingReadError
+>] {
     var descriptors: [Int32] = [0, 0]
     precondition(pipe(&descriptors) == 0)
     let writer = descriptors[1]
@@ -39,7 +41,8 @@ private func events(from bytes: [UInt8], limits: WyomingLimits = WyomingLimits()
 struct EventReaderTests {
     @Test("an event written is read back with its data and payload")
     func roundTrip() throws {
-        let event = WyomingEvent("audio-chunk", ["rate": .number(22050), "text": .string("a \"quoted\"\nline")], payload: [1, 2, 3, 4])
+        let event = WyomingEvent(
+            "audio-chunk", ["rate": .number(22050), "text": .string("a \"quoted\"\nline")], payload: [1, 2, 3, 4])
         let read = events(from: event.encoded)
         #expect(read.count == 1)
         #expect(try read[0].get() == event)
@@ -75,7 +78,10 @@ struct EventReaderTests {
     func badHeaderKeepsGoing() throws {
         let read = events(from: Array("this is not json\n".utf8) + WyomingEvent("describe").encoded)
         #expect(read.count == 2)
-        guard case .failure(.badHeader) = read[0] else { Issue.record("expected bad header, got \(read[0])"); return }
+        guard case .failure(.badHeader) = read[0] else {
+            Issue.record("expected bad header, got \(read[0])")
+            return
+        }
         #expect(try read[1].get().type == "describe")
     }
 
@@ -101,7 +107,10 @@ struct EventReaderTests {
     func truncation() {
         #expect(events(from: []).isEmpty)
         let cut = events(from: Array(#"{"type":"audio-chunk","payload_length":10}"#.utf8) + [0x0A, 1, 2])
-        guard case .failure(.truncated)? = cut.first else { Issue.record("expected truncated, got \(cut)"); return }
+        guard case .failure(.truncated)? = cut.first else {
+            Issue.record("expected truncated, got \(cut)")
+            return
+        }
     }
 }
 

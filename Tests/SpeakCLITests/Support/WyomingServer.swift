@@ -11,11 +11,15 @@ final class RunningWyomingServer {
     let process: Subprocess
 
     init(host: String = "127.0.0.1", _ extra: [String] = []) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("speak-wyoming-\(UUID().uuidString.prefix(8))")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "speak-wyoming-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         port = try RunningServer.freePort()
         process = try Speak.start(
-            ["serve", "--no-http", "--wyoming", "tcp://\(host):\(port)", "--workers", "1", "--cache-dir", directory.appendingPathComponent("cache").path] + extra)
+            [
+                "serve", "--no-http", "--wyoming", "tcp://\(host):\(port)", "--workers", "1", "--cache-dir",
+                directory.appendingPathComponent("cache").path,
+            ] + extra)
         try waitUntilListening()
     }
 
@@ -49,7 +53,9 @@ final class RunningWyomingServer {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         } == 0
     }
 
@@ -58,7 +64,10 @@ final class RunningWyomingServer {
         let result = try Subprocess.run("/usr/bin/env", ["python3", Self.client, command, String(port)] + arguments)
         guard result.status == 0, let line = result.stdout.split(separator: "\n").last,
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-        else { throw TestFailure("wyoming_client.py \(command) failed (\(result.status)): \(result.stderr)\(result.stdout)") }
+        else {
+            throw TestFailure(
+                "wyoming_client.py \(command) failed (\(result.status)): \(result.stderr)\(result.stdout)")
+        }
         return object
     }
 }
