@@ -51,6 +51,8 @@ let package = Package(
         .target(name: "SpeakPiper", dependencies: ["SpeakKit", "CSherpaOnnx"]),
         .target(name: "SpeakWhisper", dependencies: ["SpeakKit", "CWhisper"]),
         .target(name: "SpeakServer", dependencies: ["SpeakKit", "SpeakMedia", "SpeakUpstream", "CMicroHTTPD"]),
+        // Home Assistant's Wyoming protocol over TCP, on the same engine; plain sockets and threads.
+        .target(name: "SpeakWyoming", dependencies: ["SpeakKit"]),
 
         // The command line: `speak` is small and fast; it hands what it does not carry over to
         // `speak-full` (as git hands `git foo` to `git-foo`).
@@ -61,7 +63,7 @@ let package = Package(
             name: "speak-full",
             dependencies: [
                 "SpeakCLI", "SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakServer", "SpeakPiper",
-                "SpeakWhisper",
+                "SpeakWhisper", "SpeakWyoming",
             ],
             // Static too, so an installed speak-full needs no Swift toolchain; URLSession's own
             // archives are listed as Foundation's are.
@@ -77,6 +79,7 @@ let package = Package(
         .testTarget(name: "SpeakWhisperTests", dependencies: ["SpeakWhisper", "SpeakKit"]),
         .testTarget(name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx"]),
         .testTarget(name: "SpeakServerTests", dependencies: ["SpeakServer", "SpeakKit"]),
+        .testTarget(name: "SpeakWyomingTests", dependencies: ["SpeakWyoming", "SpeakKit"]),
         // These run the built `speak` and `speak-full`, which `swift build --build-tests` builds with them.
         .testTarget(name: "SpeakCLITests", dependencies: ["SpeakKit"]),
     ],

@@ -1,25 +1,35 @@
 import Foundation
-import Synchronization
 import SpeakCLI
+import SpeakKit
 import SpeakMedia
 import SpeakPocketSphinx
-import SpeakUpstream
-import SpeakKit
 import SpeakServer
+import SpeakUpstream
+import SpeakWyoming
+import Synchronization
 
 /// `speak serve`: the HTTP voice reply service.
 enum ServeCommand {
     static let help = """
-        speak serve: the HTTP voice reply service (MP3 over HTTP, OpenAI-compatible).
+        speak serve: the HTTP voice reply service (MP3 over HTTP, OpenAI-compatible), and Home
+        Assistant's Wyoming protocol.
 
         usage: speak serve [--host H] [--port N] [--config FILE] [--tokens FILE] [--cache-dir DIR]
                            [--cache-bytes N] [--workers N] [--voices-dir DIR] [--device NAME]
                            [--engine whisper|pocketsphinx] [--model NAME|PATH]   (the local transcriber)
+                           [--wyoming tcp://HOST:PORT [--no-http] [--zeroconf [--zeroconf-name NAME]]]
                speak serve --hash-token TOKEN [--name NAME]   (prints a line for the tokens file)
 
         Endpoints: GET /health, /ready, /voices, /v1/models, /speak?text=…; POST /speak, /api/speak,
         /v1/audio/speech, /play, /api/transcribe, /v1/audio/transcriptions. All but /health need 'Authorization: Bearer TOKEN' when a tokens
         file is configured. SIGHUP reloads the tokens file; SIGTERM finishes requests in flight, then exits.
+
+        Wyoming: --wyoming tcp://0.0.0.0:10200 also serves Wyoming TTS and STT (Home Assistant's
+        protocol, as wyoming-piper and wyoming-faster-whisper do) on that address: every installed
+        voice, streaming synthesis, the same transcriber. It has no tokens: bind it where only
+        your Home Assistant can reach it. --no-http serves Wyoming alone. --zeroconf advertises
+        it as _wyoming._tcp through avahi-daemon (Debian's avahi-utils), under the host's real
+        addresses, named NAME (default: speak).
         """
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -33,13 +43,16 @@ enum ServeCommand {
         var hashToken: String?
         var tokenName = "client"
         var overrides: [(inout ServerConfiguration) -> Void] = []
+        var wyoming = WyomingOptions()
         func value(_ flag: String) throws -> String {
             guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
             return next
         }
         func number(_ flag: String) throws -> Int {
             let text = try value(flag)
-            guard let number = Int(text), number >= 0 else { throw UsageError("\(flag) must be a whole number, not '\(text)'") }
+            guard let number = Int(text), number >= 0 else {
+                throw UsageError("\(flag) must be a whole number, not '\(text)'")
+            }
             return number
         }
         while let flag = remaining.popFirst() {
@@ -51,32 +64,93 @@ enum ServeCommand {
                 do { configuration = try ServerConfiguration(file: URL(fileURLWithPath: path)) } catch {
                     throw InputError(code: .dataError, message: "cannot read config \(path): \(error)")
                 }
-            case "--host": let host = try value(flag); overrides.append { $0.host = host }
-            case "--port": let port = try number(flag); overrides.append { $0.port = port }
-            case "--tokens": let file = try value(flag); overrides.append { $0.tokensFile = file }
-            case "--cache-dir": let directory = try value(flag); overrides.append { $0.cacheDirectory = directory }
-            case "--cache-bytes": let bytes = try number(flag); overrides.append { $0.cacheBytes = bytes }
-            case "--workers": let workers = try number(flag); overrides.append { $0.workers = workers }
-            case "--threads": let threads = try number(flag); overrides.append { $0.threads = threads }
-            case "--voices-dir": let directory = try value(flag); overrides.append { $0.voicesDirectory = directory }
-            case "--device", "-a": let device = try value(flag); overrides.append { $0.device = device }
-            case "--rate-limit": let limit = try number(flag); overrides.append { $0.rateLimitPerMinute = limit }
+            case "--host":
+                let host = try value(flag)
+                overrides.append { $0.host = host }
+            case "--port":
+                let port = try number(flag)
+                overrides.append { $0.port = port }
+            case "--tokens":
+                let file = try value(flag)
+                overrides.append { $0.tokensFile = file }
+            case "--cache-dir":
+                let directory = try value(flag)
+                overrides.append { $0.cacheDirectory = directory }
+            case "--cache-bytes":
+                let bytes = try number(flag)
+                overrides.append { $0.cacheBytes = bytes }
+            case "--workers":
+                let workers = try number(flag)
+                overrides.append { $0.workers = workers }
+            case "--threads":
+                let threads = try number(flag)
+                overrides.append { $0.threads = threads }
+            case "--voices-dir":
+                let directory = try value(flag)
+                overrides.append { $0.voicesDirectory = directory }
+            case "--device", "-a":
+                let device = try value(flag)
+                overrides.append { $0.device = device }
+            case "--rate-limit":
+                let limit = try number(flag)
+                overrides.append { $0.rateLimitPerMinute = limit }
             case "--hash-token": hashToken = try value(flag)
+            case "--wyoming":
+                let uri = try value(flag)
+                switch Result(catching: { () throws(WyomingServerError) in try WyomingAddress(uri: uri) }) {
+                case .success(let address): wyoming.address = address
+                case .failure(let error): throw UsageError(error.description)
+                }
+            case "--no-http": wyoming.httpToo = false
+            case "--zeroconf": wyoming.zeroconf = true
+            case "--zeroconf-name":
+                wyoming.zeroconfName = try value(flag)
+                wyoming.zeroconf = true
             case "--name": tokenName = try value(flag)
             default: throw UsageError("unknown option \(flag) (speak serve --help lists them)")
             }
         }
         if let hashToken { return print(TokenStore.hashLine(for: hashToken, name: tokenName)) }
         overrides.forEach { $0(&configuration) }
-        try serve(configuration, local: local)
+        if wyoming.address == nil && (!wyoming.httpToo || wyoming.zeroconf) {
+            throw UsageError("\(wyoming.httpToo ? "--zeroconf" : "--no-http") needs --wyoming tcp://HOST:PORT")
+        }
+        try serve(configuration, local: local, wyoming: wyoming)
     }
 
-    private static func serve(_ configuration: ServerConfiguration, local: Engines.LocalTranscriber) throws {
+    private static func startWyoming(_ address: WyomingAddress, _ service: WyomingService) throws -> WyomingServer {
+        let server = try WyomingServer(address: address, service: service)
+        FileHandle.standardOutput.write(Data("speak serve: Wyoming on \(server.address)\n".utf8))
+        return server
+    }
+
+    private static func advertise(_ name: String, _ address: WyomingAddress) throws -> ZeroconfAdvertisement {
+        let published = try ZeroconfAdvertisement(name: name, address: address)
+        FileHandle.standardOutput.write(
+            Data("speak serve: advertised as '\(published.name)' (\(ZeroconfAdvertisement.serviceType))\n".utf8))
+        return published
+    }
+
+    /// `--wyoming`, `--no-http`, `--zeroconf`.
+    struct WyomingOptions {
+        var address: WyomingAddress?
+        var httpToo = true
+        var zeroconf = false
+        var zeroconfName = "speak"
+    }
+
+    private static func serve(
+        _ configuration: ServerConfiguration, local: Engines.LocalTranscriber, wyoming: WyomingOptions
+    ) throws {
         signal(SIGPIPE, SIG_IGN)
         let catalog = try VoiceCatalog.standard(adding: configuration.voicesDirectory)
-        let cache = try ReplyCache(directory: URL(fileURLWithPath: configuration.cacheDirectory ?? ReplyCache.defaultDirectory.path), maximumBytes: configuration.cacheBytes)
+        let cache = try ReplyCache(
+            directory: URL(fileURLWithPath: configuration.cacheDirectory ?? ReplyCache.defaultDirectory.path),
+            maximumBytes: configuration.cacheBytes)
         let tokens = try configuration.tokensFile.map { try TokenStore(file: URL(fileURLWithPath: $0)) }
-        let workers = try WorkerPool(executable: Handover.lightExecutable() ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), size: configuration.effectiveWorkers)
+        let workers = try WorkerPool(
+            executable: Handover.lightExecutable() ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+            size: configuration.effectiveWorkers)
         let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("speak-uploads-\(getpid())")
         try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: uploads) }
@@ -94,25 +168,50 @@ enum ServeCommand {
         let service = SpeechService(
             configuration: configuration, engine: engine, tokens: tokens, player: Player(device: configuration.device),
             transcriber: transcriber, uploads: uploads)
-        let server = try HTTPServer(
-            host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
-            limits: HTTPServer.Limits(
-                connections: configuration.connectionLimit, idleTimeout: configuration.idleTimeoutSeconds),
-            bodyPolicy: service.bodyPolicy, handler: service.respond)
+        var server: HTTPServer?
+        if wyoming.httpToo {
+            let http = try HTTPServer(
+                host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
+                limits: HTTPServer.Limits(
+                    connections: configuration.connectionLimit, idleTimeout: configuration.idleTimeoutSeconds),
+                bodyPolicy: service.bodyPolicy, handler: service.respond)
+            if tokens == nil {
+                FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8))
+            }
+            FileHandle.standardOutput.write(
+                Data("speak serve: listening on http://\(configuration.host):\(http.port)\n".utf8))
+            server = http
+        }
         // The user's own commands (`speak -v joe …`) reach the loaded models here, without a token.
         var local: HTTPServer?
-        if let path = LocalSocket.path {
+        if wyoming.httpToo, let path = LocalSocket.path {
             do {
                 local = try HTTPServer(
-                    socketPath: path, threads: 1, limits: HTTPServer.Limits(idleTimeout: configuration.idleTimeoutSeconds),
+                    socketPath: path, threads: 1,
+                    limits: HTTPServer.Limits(idleTimeout: configuration.idleTimeoutSeconds),
                     bodyPolicy: service.bodyPolicy, handler: service.respond)
                 FileHandle.standardError.write(Data("speak serve: local commands on \(path)\n".utf8))
             } catch {
                 FileHandle.standardError.write(Data("speak serve: no local socket: \(error)\n".utf8))
             }
         }
-        if tokens == nil { FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8)) }
-        FileHandle.standardOutput.write(Data("speak serve: listening on http://\(configuration.host):\(server.port)\n".utf8))
+        var wyomingServer: WyomingServer?
+        var advertisement: ZeroconfAdvertisement?
+        if let address = wyoming.address {
+            let wyomingService = WyomingService(
+                engine: engine, transcriber: transcriber, transcriberInfo: WyomingFrontEnd.transcriberInfo(transcriber),
+                speakers: WyomingFrontEnd.piperSpeakers)
+            do {
+                wyomingServer = try startWyoming(address, wyomingService)
+                if wyoming.zeroconf { advertisement = try advertise(wyoming.zeroconfName, wyomingServer!.address) }
+            } catch {
+                wyomingServer?.shutdown()
+                local?.shutdown(timeout: 0)
+                server?.shutdown(timeout: 0)
+                workers.shutdown()
+                throw InputError(code: .unavailable, message: String(describing: error))
+            }
+        }
 
         let stopped = DispatchSemaphore(value: 0)
         let signals = SignalHandlers()
@@ -121,13 +220,16 @@ enum ServeCommand {
                 try tokens?.reload()
                 FileHandle.standardError.write(Data("speak serve: tokens reloaded\n".utf8))
             } catch {
-                FileHandle.standardError.write(Data("speak serve: tokens not reloaded, keeping the old ones: \(error)\n".utf8))
+                FileHandle.standardError.write(
+                    Data("speak serve: tokens not reloaded, keeping the old ones: \(error)\n".utf8))
             }
         }
         for stop in [SIGTERM, SIGINT] { signals.on(stop) { stopped.signal() } }
         stopped.wait()
+        advertisement?.withdraw()
+        wyomingServer?.shutdown()
         local?.shutdown(timeout: 1)
-        server.shutdown(timeout: configuration.shutdownGraceSeconds)
+        server?.shutdown(timeout: configuration.shutdownGraceSeconds)
         workers.shutdown()
     }
 

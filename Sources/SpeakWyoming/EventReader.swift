@@ -1,0 +1,184 @@
+import Foundation
+import SpeakKit
+
+/// How much one client may send at once: bounds on the memory a connection can make us hold.
+public struct WyomingLimits: Sendable, Equatable {
+    /// The JSON header line, newline included.
+    public var headerBytes = 64 << 10
+    /// The JSON after the header (`data_length`).
+    public var dataBytes = 1 << 20
+    /// The raw bytes after the data (`payload_length`): one audio chunk.
+    public var payloadBytes = 8 << 20
+    /// Characters of text to speak, in one `synthesize` or one stream.
+    public var textCharacters = 16_384
+    /// Seconds of audio to transcribe at once.
+    public var audioSeconds = 600
+    /// Connections served at once; more are answered with an error and closed.
+    public var connections = 64
+    /// A connection that sends nothing for this long is closed.
+    public var idleSeconds = 300
+
+    public init() {}
+}
+
+/// Why the next event could not be read. Some leave the stream where the next event starts (the
+/// connection goes on); the rest lose the framing, and the connection is closed after the error.
+public enum WyomingReadError: Error, Equatable, CustomStringConvertible {
+    case headerTooLong(limit: Int)
+    case badHeader(String)
+    case tooLarge(field: String, length: Int, limit: Int)
+    /// A length that is not a whole number: what follows cannot be skipped.
+    case badLength(field: String)
+    case badData(String)
+    /// The connection ended inside an event.
+    case truncated
+    case idle
+    case system(String)
+
+    /// Whether the next event can still be read after this one.
+    public var keepsConnection: Bool {
+        switch self {
+        case .badHeader, .badData: true
+        default: false
+        }
+    }
+
+    public var code: String {
+        switch self {
+        case .headerTooLong: "header-too-long"
+        case .badHeader: "bad-header"
+        case .tooLarge: "too-large"
+        case .badLength: "bad-length"
+        case .badData: "bad-data"
+        case .truncated: "truncated"
+        case .idle: "idle"
+        case .system: "io"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .headerTooLong(let limit): "the header line is longer than \(limit) bytes"
+        case .badHeader(let reason): "bad header line: \(reason)"
+        case .tooLarge(let field, let length, let limit): "\(field) \(length) is more than the limit of \(limit) bytes"
+        case .badLength(let field): "\(field) is not a whole number of bytes"
+        case .badData(let reason): "bad data: \(reason)"
+        case .truncated: "the connection ended inside an event"
+        case .idle: "nothing was sent for too long"
+        case .system(let message): message
+        }
+    }
+}
+
+/// Reads Wyoming events from a socket (or any descriptor), within ``WyomingLimits``.
+public struct EventReader {
+    public let descriptor: Int32
+    public let limits: WyomingLimits
+    private var buffer: [UInt8] = []
+    /// Where the unread bytes in `buffer` start.
+    private var start = 0
+
+    public init(descriptor: Int32, limits: WyomingLimits = WyomingLimits()) {
+        self.descriptor = descriptor
+        self.limits = limits
+    }
+
+    /// The next event, or `nil` when the peer closed the connection between events.
+    public mutating func next() throws(WyomingReadError) -> WyomingEvent? {
+        guard let line = try readLine() else { return nil }
+        let header: [String: JSONValue]
+        do {
+            guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: Data(line)) else {
+                throw WyomingReadError.badHeader("not a JSON object")
+            }
+            header = object
+        } catch let error as WyomingReadError {
+            throw error
+        } catch {
+            throw .badHeader("not JSON")
+        }
+        // The lengths first, so the framing holds even when the rest of the header is wrong.
+        let dataLength = try length(header, "data_length", limit: limits.dataBytes)
+        let payloadLength = try length(header, "payload_length", limit: limits.payloadBytes)
+        let dataBytes = try readExactly(dataLength)
+        let payload = try readExactly(payloadLength)
+        guard case .string(let type)? = header["type"], !type.isEmpty else { throw .badHeader("no \"type\"") }
+        var data: [String: JSONValue] = [:]
+        switch header["data"] {
+        case .object(let inline)?: data = inline
+        case nil, .null?: break
+        default: throw .badData("\"data\" is not a JSON object")
+        }
+        if dataLength > 0 {
+            guard case .object(let more)? = try? JSONDecoder().decode(JSONValue.self, from: Data(dataBytes)) else {
+                throw .badData("the \(dataLength) bytes of data are not a JSON object")
+            }
+            data.merge(more) { _, new in new }
+        }
+        return WyomingEvent(type, data, payload: payload)
+    }
+
+    private func length(_ header: [String: JSONValue], _ field: String, limit: Int) throws(WyomingReadError) -> Int {
+        switch header[field] {
+        case nil, .null?: return 0
+        case .number(let value)? where value >= 0 && value == value.rounded():
+            guard value <= Double(limit) else {
+                throw .tooLarge(field: field, length: Int(min(value, 1e15)), limit: limit)
+            }
+            return Int(value)
+        default:
+            throw .badLength(field: field)
+        }
+    }
+
+    /// The next line without its newline; `nil` at a clean end of the stream.
+    private mutating func readLine() throws(WyomingReadError) -> ArraySlice<UInt8>? {
+        // Bytes after `start` already searched; an offset, since `fill` may move the bytes.
+        var searched = 0
+        while true {
+            if let newline = buffer[(start + searched)...].firstIndex(of: 0x0A) {
+                let line = buffer[start..<newline]
+                start = newline + 1
+                return line
+            }
+            searched = buffer.count - start
+            if searched >= limits.headerBytes { throw .headerTooLong(limit: limits.headerBytes) }
+            if try fill() == 0 {
+                if buffer.count == start { return nil }
+                throw .truncated
+            }
+        }
+    }
+
+    private mutating func readExactly(_ count: Int) throws(WyomingReadError) -> [UInt8] {
+        guard count > 0 else { return [] }
+        while buffer.count - start < count {
+            if try fill() == 0 { throw .truncated }
+        }
+        let bytes = Array(buffer[start..<start + count])
+        start += count
+        return bytes
+    }
+
+    /// Reads what the descriptor has into the buffer; 0 at the end of the stream.
+    private mutating func fill() throws(WyomingReadError) -> Int {
+        if start > 0 && start * 2 >= buffer.count {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count >= 0 {
+                buffer.append(contentsOf: chunk[..<count])
+                return count
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: throw .idle
+            case ECONNRESET: return 0
+            default: throw .system("read: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}

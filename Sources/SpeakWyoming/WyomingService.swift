@@ -1,0 +1,125 @@
+import Foundation
+import SpeakKit
+import Synchronization
+
+/// What a Wyoming server offers, on the one `SpeechEngine`: its voices, its transcriber, limits.
+public struct WyomingService: Sendable {
+    /// The transcriber as `info` names it.
+    public struct TranscriberInfo: Sendable {
+        public var name: String
+        public var description: String
+        /// The model's name (`base`, `tiny.en`).
+        public var model: String
+        public var languages: [String]
+
+        public init(name: String, description: String, model: String, languages: [String]) {
+            self.name = name
+            self.description = description
+            self.model = model
+            self.languages = languages
+        }
+    }
+
+    /// Named speakers of multi-speaker voices (Piper's): the names for `info`, and the voice that
+    /// speaks as one of them (`nil` for a name the voice does not have).
+    public struct Speakers: Sendable {
+        public var names: @Sendable (Voice) -> [String]
+        public var voice: @Sendable (Voice, String) -> Voice?
+
+        public init(
+            names: @escaping @Sendable (Voice) -> [String], voice: @escaping @Sendable (Voice, String) -> Voice?
+        ) {
+            self.names = names
+            self.voice = voice
+        }
+
+        public static let none = Speakers(names: { _ in [] }, voice: { voice, _ in nil })
+    }
+
+    public var engine: SpeechEngine
+    public var transcriber: any Transcriber
+    /// `nil` when no transcriber can run here: `info` then offers no `asr` program.
+    public var transcriberInfo: TranscriberInfo?
+    public var speakers: Speakers
+    public var limits: WyomingLimits
+    /// The version `info` gives for the programs.
+    public var version: String
+    private let infoCache = InfoCache()
+
+    public init(
+        engine: SpeechEngine, transcriber: any Transcriber, transcriberInfo: TranscriberInfo?,
+        speakers: Speakers = .none, limits: WyomingLimits = WyomingLimits(), version: String = "1.0"
+    ) {
+        self.engine = engine
+        self.transcriber = transcriber
+        self.transcriberInfo = transcriberInfo
+        self.speakers = speakers
+        self.limits = limits
+        self.version = version
+    }
+
+    /// The voices that can speak here now: carried engine, model installed, upstream reachable.
+    public var installedVoices: [Voice] {
+        engine.catalog.voices.filter { voice in (try? engine.availability(of: voice)?.get()) != nil }
+    }
+
+    /// The answer to `describe`. Kept for a few seconds: Home Assistant asks on every connection and
+    /// waits only 1 s, and a remote voice's check may take longer than that.
+    public func info() -> WyomingEvent {
+        infoCache.value { makeInfo() }
+    }
+
+    private func makeInfo() -> WyomingEvent {
+        let attribution: JSONValue = .object(["name": .string("speak"), "url": .string("")])
+        func artifact(_ name: String, _ description: String, _ extra: [String: JSONValue]) -> JSONValue {
+            .object(
+                [
+                    "name": .string(name), "attribution": attribution, "installed": .bool(true),
+                    "description": .string(description), "version": .string(version),
+                ].merging(extra) { $1 })
+        }
+        let voices = installedVoices.map { voice -> JSONValue in
+            var extra: [String: JSONValue] = ["languages": .array([.string(voice.language)])]
+            let names = speakers.names(voice)
+            extra["speakers"] = names.isEmpty ? .null : .array(names.map { .object(["name": .string($0)]) })
+            return artifact(
+                voice.name, voice.description.isEmpty ? "\(voice.name) (\(voice.engine))" : voice.description, extra)
+        }
+        let tts = artifact(
+            "speak", "speak: espeak-ng and neural (Piper) voices",
+            ["voices": .array(voices), "supports_synthesize_streaming": .bool(true)])
+        var asr: [JSONValue] = []
+        if let transcriber = transcriberInfo {
+            let languages: JSONValue = .array(transcriber.languages.map { .string($0) })
+            let model = artifact(transcriber.model, transcriber.description, ["languages": languages])
+            asr.append(
+                artifact(
+                    transcriber.name, transcriber.description,
+                    [
+                        "models": .array([model]), "supports_transcript_streaming": .bool(false),
+                        "requires_external_vad": .bool(true),
+                    ]))
+        }
+        let empty: JSONValue = .array([])
+        return WyomingEvent(
+            "info",
+            [
+                "asr": .array(asr), "tts": .array([tts]), "handle": empty, "intent": empty, "wake": empty, "mic": empty,
+                "snd": empty,
+            ])
+    }
+}
+
+/// The last `info`, made again once it is older than `lifetime` seconds.
+private final class InfoCache: Sendable {
+    private let lifetime: TimeInterval = 10
+    private let stored = Mutex<(made: TimeInterval, event: WyomingEvent)?>(nil)
+
+    func value(_ make: () -> WyomingEvent) -> WyomingEvent {
+        let now = ProcessInfo.processInfo.systemUptime
+        if let stored = stored.withLock({ $0 }), now - stored.made < lifetime { return stored.event }
+        let event = make()
+        stored.withLock { $0 = (now, event) }
+        return event
+    }
+}

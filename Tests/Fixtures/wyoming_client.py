@@ -1,0 +1,227 @@
+"""Drives a Wyoming server with the real `wyoming` package (AsyncTcpClient and its event classes),
+as Home Assistant does, and prints what came back as one JSON object. Used by WyomingTests.swift.
+
+usage: wyoming_client.py COMMAND PORT [ARGS...]
+  info PORT                              describe -> info, within Home Assistant's 1 s
+  synthesize PORT VOICE TEXT RAW_OUT     one synthesize; the PCM written to RAW_OUT
+  empty PORT                             a synthesize with no data at all, then describe
+  stream PORT VOICE SENTENCE...          streaming; the last sentence is sent only after audio came
+  transcribe PORT WAV RATE [LANGUAGE]    the WAV resampled to RATE, then transcribed
+  bad PORT                               a bad header line, then an oversized payload
+"""
+
+import asyncio
+import json
+import sys
+import wave
+
+from wyoming.asr import Transcribe, Transcript
+from wyoming.audio import AudioChunk, AudioChunkConverter, AudioStart, AudioStop
+from wyoming.client import AsyncTcpClient
+from wyoming.error import Error
+from wyoming.event import Event
+from wyoming.info import Describe, Info
+from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
+
+HOST = "127.0.0.1"
+TIMEOUT = 120
+
+
+async def read(client, timeout=TIMEOUT):
+    return await asyncio.wait_for(client.read_event(), timeout)
+
+
+async def info(port):
+    async with AsyncTcpClient(HOST, port) as client:
+        await client.write_event(Describe().event())
+        # Home Assistant gives up after 1 s.
+        event = await read(client, timeout=1.0)
+        described = Info.from_event(event)
+        return {
+            "tts": [
+                {
+                    "name": program.name,
+                    "installed": program.installed,
+                    "streaming": program.supports_synthesize_streaming,
+                    "voices": [
+                        {
+                            "name": voice.name,
+                            "languages": voice.languages,
+                            "installed": voice.installed,
+                            "description": voice.description,
+                            "speakers": [s.name for s in voice.speakers or []],
+                        }
+                        for voice in program.voices
+                    ],
+                }
+                for program in described.tts
+            ],
+            "asr": [
+                {
+                    "name": program.name,
+                    "installed": program.installed,
+                    "models": [
+                        {"name": m.name, "languages": m.languages, "installed": m.installed} for m in program.models
+                    ],
+                }
+                for program in described.asr
+            ],
+        }
+
+
+async def collect_audio(client, until):
+    """Events up to the first `until` (or an error): their types, the audio formats, the PCM."""
+    types, formats, pcm = [], [], bytearray()
+    while True:
+        event = await read(client)
+        if event is None:
+            types.append("closed")
+            break
+        types.append(event.type)
+        if AudioStart.is_type(event.type):
+            start = AudioStart.from_event(event)
+            formats.append([start.rate, start.width, start.channels])
+        elif AudioChunk.is_type(event.type):
+            chunk = AudioChunk.from_event(event)
+            formats.append([chunk.rate, chunk.width, chunk.channels])
+            pcm += chunk.audio
+        if event.type == until or Error.is_type(event.type):
+            break
+    return types, formats, bytes(pcm)
+
+
+def summary(types):
+    """Event types with runs of audio-chunk folded into one."""
+    folded = []
+    for kind in types:
+        if kind == "audio-chunk" and folded and folded[-1] == "audio-chunk":
+            continue
+        folded.append(kind)
+    return folded
+
+
+async def synthesize(port, voice, text, raw_out):
+    async with AsyncTcpClient(HOST, port) as client:
+        await client.write_event(Synthesize(text=text, voice=SynthesizeVoice(name=voice)).event())
+        types, formats, pcm = await collect_audio(client, "audio-stop")
+    with open(raw_out, "wb") as file:
+        file.write(pcm)
+    return {"events": summary(types), "formats": sorted(set(map(tuple, formats))), "samples": len(pcm) // 2}
+
+
+async def empty(port):
+    async with AsyncTcpClient(HOST, port) as client:
+        await client.write_event(Event(type="synthesize"))
+        types, formats, pcm = await collect_audio(client, "audio-stop")
+        await client.write_event(Describe().event())
+        after = await read(client)
+    return {"events": summary(types), "samples": len(pcm) // 2, "after": after.type if after else None}
+
+
+async def stream(port, voice, sentences):
+    async with AsyncTcpClient(HOST, port) as client:
+        await client.write_event(SynthesizeStart(voice=SynthesizeVoice(name=voice)).event())
+        for sentence in sentences[:-1]:
+            for word in sentence.split(" "):
+                await client.write_event(SynthesizeChunk(text=word + " ").event())
+        # The last sentence goes only once audio has come: a server that waited for the whole
+        # text would never answer, and this read would time out.
+        types, formats, pcm = [], [], bytearray()
+        while True:
+            event = await read(client)
+            if event is None or Error.is_type(event.type):
+                return {"error": event.data if event else "closed before any audio"}
+            types.append(event.type)
+            if AudioStart.is_type(event.type):
+                start = AudioStart.from_event(event)
+                formats.append([start.rate, start.width, start.channels])
+            if AudioChunk.is_type(event.type):
+                chunk = AudioChunk.from_event(event)
+                formats.append([chunk.rate, chunk.width, chunk.channels])
+                pcm += chunk.audio
+                break
+        first_audio_before_last_sentence = True
+        await client.write_event(SynthesizeChunk(text=sentences[-1]).event())
+        # Home Assistant sends the whole text as a plain synthesize too, for servers that do not stream.
+        await client.write_event(Synthesize(text=" ".join(sentences), voice=SynthesizeVoice(name=voice)).event())
+        await client.write_event(SynthesizeStop().event())
+        more, more_formats, more_pcm = await collect_audio(client, "synthesize-stopped")
+        types += more
+        formats += more_formats
+        pcm += more_pcm
+    return {
+        "first_audio_before_last_sentence": first_audio_before_last_sentence,
+        "events": summary(types),
+        "formats": sorted(set(map(tuple, formats))),
+        "samples": len(pcm) // 2,
+    }
+
+
+async def transcribe(port, wav_path, rate, language):
+    with wave.open(wav_path, "rb") as wav:
+        audio = wav.readframes(wav.getnframes())
+        chunk = AudioChunk(rate=wav.getframerate(), width=wav.getsampwidth(), channels=wav.getnchannels(), audio=audio)
+    chunk = AudioChunkConverter(rate=rate, width=2, channels=1).convert(chunk)
+    async with AsyncTcpClient(HOST, port) as client:
+        await client.write_event(Transcribe(language=language).event())
+        await client.write_event(AudioStart(rate=rate, width=2, channels=1).event())
+        step = 2048
+        for offset in range(0, len(chunk.audio), step):
+            piece = chunk.audio[offset : offset + step]
+            await client.write_event(AudioChunk(rate=rate, width=2, channels=1, audio=piece).event())
+        await client.write_event(AudioStop().event())
+        event = await read(client)
+    if Transcript.is_type(event.type):
+        transcript = Transcript.from_event(event)
+        return {"text": transcript.text, "language": transcript.language, "seconds": len(chunk.audio) / 2 / rate}
+    return {"event": event.type, "data": event.data}
+
+
+async def bad(port):
+    result = {}
+    reader, writer = await asyncio.open_connection(HOST, port)
+    writer.write(b"this is not a header\n")
+    await writer.drain()
+    client = AsyncTcpClient(HOST, port)
+    client._reader, client._writer = reader, writer
+    event = await read(client)
+    result["bad_header"] = {"type": event.type, "code": event.data.get("code"), "text": event.data.get("text")}
+    await client.write_event(Describe().event())
+    after = await read(client)
+    result["after_bad_header"] = after.type if after else None
+    # An audio chunk claiming a gigabyte: refused before it is read, and the connection closed.
+    writer.write(json.dumps({"type": "audio-chunk", "payload_length": 1 << 30}).encode() + b"\n")
+    await writer.drain()
+    event = await read(client)
+    result["oversized"] = {"type": event.type, "code": event.data.get("code"), "text": event.data.get("text")}
+    closing = await read(client)
+    result["after_oversized"] = closing.type if closing else "closed"
+    writer.close()
+    async with AsyncTcpClient(HOST, port) as fresh:
+        await fresh.write_event(Describe().event())
+        event = await read(fresh)
+        result["new_connection"] = event.type if event else None
+    return result
+
+
+def main():
+    command, port, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    if command == "info":
+        result = asyncio.run(info(port))
+    elif command == "synthesize":
+        result = asyncio.run(synthesize(port, args[0], args[1], args[2]))
+    elif command == "empty":
+        result = asyncio.run(empty(port))
+    elif command == "stream":
+        result = asyncio.run(stream(port, args[0], args[1:]))
+    elif command == "transcribe":
+        result = asyncio.run(transcribe(port, args[0], int(args[1]), args[2] if len(args) > 2 else None))
+    elif command == "bad":
+        result = asyncio.run(bad(port))
+    else:
+        sys.exit(f"unknown command {command}")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

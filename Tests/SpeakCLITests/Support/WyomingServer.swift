@@ -1,0 +1,73 @@
+import Foundation
+
+/// A real `speak serve --no-http --wyoming tcp://127.0.0.1:PORT` on a free port, driven by the
+/// `wyoming` package through Tests/Fixtures/wyoming_client.py.
+final class RunningWyomingServer {
+    static let client = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Fixtures/wyoming_client.py").standardizedFileURL.path
+
+    let port: Int
+    let directory: URL
+    let process: Subprocess
+
+    init(host: String = "127.0.0.1", _ extra: [String] = []) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "speak-wyoming-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        port = try RunningServer.freePort()
+        process = try Speak.start(
+            [
+                "serve", "--no-http", "--wyoming", "tcp://\(host):\(port)", "--workers", "1", "--cache-dir",
+                directory.appendingPathComponent("cache").path,
+            ] + extra)
+        try waitUntilListening()
+    }
+
+    deinit {
+        process.send(SIGKILL)
+        _ = process.wait()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func stop() -> Subprocess.Result {
+        process.send(SIGTERM)
+        return process.wait()
+    }
+
+    /// Polls until a TCP connection is accepted (or the process has died).
+    private func waitUntilListening() throws {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if Self.accepts(port: port) { return }
+            if kill(process.pid, 0) != 0 { break }
+            usleep(20_000)
+        }
+        throw TestFailure("speak serve --wyoming did not listen on port \(port): \(stop().stderr)")
+    }
+
+    static func accepts(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        } == 0
+    }
+
+    /// Runs a wyoming_client.py command and returns the JSON object it printed.
+    func client(_ command: String, _ arguments: [String] = []) throws -> [String: Any] {
+        let result = try Subprocess.run("/usr/bin/env", ["python3", Self.client, command, String(port)] + arguments)
+        guard result.status == 0, let line = result.stdout.split(separator: "\n").last,
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        else {
+            throw TestFailure(
+                "wyoming_client.py \(command) failed (\(result.status)): \(result.stderr)\(result.stdout)")
+        }
+        return object
+    }
+}
