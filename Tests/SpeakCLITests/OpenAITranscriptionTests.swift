@@ -34,11 +34,13 @@ final class OpenAITranscriptionTests {
         let output = try transcribe(#"client.audio.transcriptions.create(model="whisper-1", file=audio, language="en", response_format="verbose_json", timestamp_granularities=["word", "segment"])"#).stdout
         let object = try #require((try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any], "\(output)")
         let text = try #require(object["text"] as? String)
-        #expect(text.lowercased().contains("please do that"), "\(text)")
+        #expect(text.lowercased().contains("yes, please do"), "\(text)")
         let segments = try #require(object["segments"] as? [[String: Any]])
         #expect(!segments.isEmpty && segments.first?["text"] as? String == text.trimmingCharacters(in: .whitespaces))
         let words = try #require(object["words"] as? [[String: Any]])
-        #expect(words.map { ($0["word"] as? String ?? "").lowercased().trimmingCharacters(in: .punctuationCharacters) } == ["yes", "please", "do", "that"], "\(words)")
+        // Whisper base hears espeak-ng's "that" as "not" at times: the first three words are sure.
+        let heard = words.map { ($0["word"] as? String ?? "").lowercased().trimmingCharacters(in: .punctuationCharacters) }
+        #expect(heard.count == 4 && heard.prefix(3) == ["yes", "please", "do"], "\(words)")
         let starts = words.compactMap { $0["start"] as? Double }
         #expect(starts == starts.sorted() && starts.count == 4)
         let duration = try #require(object["duration"] as? Double)
@@ -62,16 +64,17 @@ final class OpenAITranscriptionTests {
         let done = try #require(events.last)
         #expect(done["type"] as? String == "transcript.text.done")
         let text = try #require(done["text"] as? String)
-        #expect(text.lowercased().contains("please do that"))
+        #expect(text.lowercased().contains("yes, please do"))
         #expect(events.dropLast().compactMap { $0["delta"] as? String }.joined() == text)
     }
 
     @Test("language, temperature and chunking_strategy reach the server; bad values are a 400 naming them")
     func parameters() throws {
         let call = #"client.audio.transcriptions.create(model="whisper-1", file=audio, response_format="text", "#
-        for extra in [#"language="en", temperature=0.4, prompt="Yes, please."#, #"chunking_strategy="auto""#, #"chunking_strategy={"type": "server_vad", "threshold": 0.5}"#] {
+        for extra in [#"language="en", temperature=0.4, prompt="Yes, please.""#, #"chunking_strategy="auto""#, #"chunking_strategy={"type": "server_vad", "threshold": 0.5}"#] {
             let output = try transcribe(call + extra + ")", then: "print(result)").stdout
-            #expect(output.lowercased().contains("please do that"), "\(extra): \(output)")
+            // (Whisper takes the prompt as text already said: with "Yes, please." it may write only the rest.)
+            #expect(output.lowercased().contains("please do"), "\(extra): \(output)")
         }
         // Whisper itself refuses a language it does not know: the field reached it.
         let unknown = try transcribe(call + #"language="xx")"#, then: "print(result)").stdout
@@ -88,7 +91,7 @@ final class OpenAITranscriptionTests {
             let output = try transcribe(#"client.audio.transcriptions.create(model="whisper-1", file=audio, language="en", response_format="\#(format)")"#, then: "print(result)").stdout
             let separator = format == "srt" ? "," : "."
             #expect(output.contains("00:00:00\(separator)000 --> 00:00:0") || output.contains("00:00:00\(separator)"), "\(output)")
-            #expect(output.lowercased().contains("please do that"))
+            #expect(output.lowercased().contains("yes, please do"))
         }
     }
 }
