@@ -10,6 +10,10 @@ struct SpeechOrder {
     /// OpenAI's speed, 0.25...4 (it scales the voice's rate).
     var speed: Double?
     var format: ReplyFormat = .mp3
+    /// OpenAI's `stream_format`: the audio itself (chunked, as always), or server-sent events.
+    var streamFormat = StreamFormat.audio
+
+    enum StreamFormat: String { case audio, sse }
 
     init(text: String?, voice: Voice, rate: Int? = nil, pitch: Int? = nil, speed: Double? = nil, textParameter: String = "text", service: SpeechService) throws {
         guard let text, !text.allSatisfy(\.isWhitespace) else { throw HTTPError(400, "'\(textParameter)' is required", param: textParameter) }
@@ -50,7 +54,9 @@ struct SpeechOrder {
             rate: try Self.integer(query["rate"], "rate"), pitch: try Self.integer(query["pitch"], "pitch"), service: service)
     }
 
-    /// OpenAI's `POST /v1/audio/speech`: `model`, `input`, `voice`, `response_format`, `speed`.
+    /// OpenAI's `POST /v1/audio/speech`: `model`, `input`, `voice`, `response_format`, `speed`,
+    /// `stream_format`, `instructions`. The engines here cannot follow `instructions` (a tone of
+    /// voice): it is checked to be a string and otherwise ignored.
     init(openAI body: Data, service: SpeechService) throws {
         let object = try Self.object(body)
         guard let model = try Self.string(object["model"], "model") else {
@@ -60,9 +66,16 @@ struct SpeechOrder {
             throw HTTPError(400, "unknown model '\(model)'; one of \(SpeechService.models.joined(separator: ", "))", param: "model", code: "model_not_found")
         }
         let formatName = try Self.string(object["response_format"], "response_format") ?? "mp3"
-        guard let format = ReplyFormat(rawValue: formatName) else {
-            throw HTTPError(400, "response_format '\(formatName)' is not supported; use mp3, wav or pcm", param: "response_format")
+        let available = ReplyFormat.allCases.filter(\.isAvailable)
+        guard let format = ReplyFormat(rawValue: formatName), format.isAvailable else {
+            let names = available.map(\.rawValue).joined(separator: ", ")
+            throw HTTPError(400, "response_format '\(formatName)' is not supported; use one of \(names)", param: "response_format")
         }
+        let streamName = try Self.string(object["stream_format"], "stream_format") ?? "audio"
+        guard let streamFormat = StreamFormat(rawValue: streamName) else {
+            throw HTTPError(400, "stream_format '\(streamName)' is not supported; use audio or sse", param: "stream_format")
+        }
+        _ = try Self.string(object["instructions"], "instructions")
         let speed: Double?
         switch object["speed"] {
         case nil, is NSNull: speed = nil
@@ -75,6 +88,7 @@ struct SpeechOrder {
             speed: speed, textParameter: "input",
             service: service)
         self.format = format
+        self.streamFormat = streamFormat
     }
 
     private static func object(_ body: Data) throws -> [String: Any] {

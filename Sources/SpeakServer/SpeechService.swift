@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakMedia
 import SpeakUpstream
 
 /// The HTTP face of the ``SpeechEngine`` behind `speak serve`: routes, auth and limits, and the
@@ -33,6 +34,8 @@ public final class SpeechService: Sendable {
         self.transcriber = transcriber
         self.uploads = uploads
         openAIVoice = engine.preferredVoice(forLanguage: "en") ?? VoiceCatalog.builtInDefault
+        // Opus, AAC and FLAC replies are FFmpeg's, which SpeakKit does not link.
+        MediaEncoders.register()
     }
 
     // MARK: - Routes
@@ -57,6 +60,7 @@ public final class SpeechService: Sendable {
         Route(method: "GET", path: "/ready") { service, _ in service.ready() },
         Route(method: "GET", path: "/voices") { service, _ in service.voices() },
         Route(method: "GET", path: "/v1/models") { service, _ in service.models() },
+        Route(method: "GET", path: "/v1/audio/voices") { service, _ in service.openAIVoiceList() },
         Route(method: "POST", path: "/api/speak", freeWhenCached: true) { try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client) },
         Route(method: "POST", path: "/speak", freeWhenCached: true) { try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client) },
         Route(method: "GET", path: "/speak", freeWhenCached: true) {
@@ -121,7 +125,7 @@ public final class SpeechService: Sendable {
     }
 
     /// Takes one request from the client's rate limit, or 429.
-    private func admit(_ client: String?) throws {
+    func admit(_ client: String?) throws {
         guard let client else { return }
         if let wait = limiter.admit(client) {
             let seconds = Int(wait.rounded(.up))
@@ -149,6 +153,7 @@ public final class SpeechService: Sendable {
 
     /// A cached reply (or a 304) is free; a new one is charged to `client`'s rate limit.
     func speak(_ order: SpeechOrder, ifNoneMatch: String? = nil, client: String?) throws -> HTTPResponse {
+        if order.streamFormat == .sse { return try speakEvents(order, client: client) }
         let request = order.request
         let key = engine.cacheKey(for: request)
         let etag = "\"\(key.digest)\""

@@ -8,71 +8,166 @@ extension SpeechService {
     static let maximumUploadBytes = 25 << 20
     static let transcriptionFormats = ["json", "text", "verbose_json", "srt", "vtt"]
 
+    /// What a transcription request asks for, validated before the audio is decoded.
+    struct TranscriptionOrder {
+        var upload: UploadedFile
+        var format: String
+        var options: TranscriptionOptions
+        /// `timestamp_granularities[]`: `segment`, `word`.
+        var granularities: Set<String>
+        /// `stream=true`: server-sent `transcript.text.delta` events, then `transcript.text.done`.
+        var stream: Bool
+
+        init(_ form: MultipartForm) throws {
+            guard let upload = form.files["file"] else { throw HTTPError(400, "the 'file' part is required", param: "file") }
+            self.upload = upload
+            format = form.fields["response_format"] ?? "json"
+            guard SpeechService.transcriptionFormats.contains(format) else {
+                throw HTTPError(400, "response_format '\(format)' is not supported; use \(SpeechService.transcriptionFormats.joined(separator: ", "))", param: "response_format")
+            }
+            // The SDK sends arrays as repeated `name[]` fields; curl users may leave out the brackets.
+            granularities = Set(["timestamp_granularities[]", "timestamp_granularities"].flatMap { form.allFields[$0] ?? [] })
+            if let unknown = granularities.subtracting(["segment", "word"]).sorted().first {
+                throw HTTPError(400, "timestamp_granularities '\(unknown)' is not supported; use segment or word", param: "timestamp_granularities")
+            }
+            let temperature = try form.fields["temperature"].map { text -> Double in
+                guard let value = Double(text), (0...1).contains(value) else {
+                    throw HTTPError(400, "temperature must be a number in 0...1, not '\(text)'", param: "temperature")
+                }
+                return value
+            }
+            switch form.fields["stream"]?.lowercased() {
+            case nil, "false": stream = false
+            case "true": stream = true
+            case let other?: throw HTTPError(400, "stream must be true or false, not '\(other)'", param: "stream")
+            }
+            try Self.checkChunking(form)
+            options = TranscriptionOptions(
+                language: form.fields["language"].flatMap { $0.isEmpty ? nil : $0 }, prompt: form.fields["prompt"],
+                expectedPhrases: form.fields["expect"].map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } },
+                temperature: temperature, wordTimestamps: granularities.contains("word"))
+        }
+
+        /// `chunking_strategy`: `auto`, or server VAD (`chunking_strategy[type]=server_vad`, or as a
+        /// JSON object). Accepted; Whisper cuts long audio into its own 30 s windows either way.
+        private static func checkChunking(_ form: MultipartForm) throws {
+            var type = form.fields["chunking_strategy[type]"]
+            if let value = form.fields["chunking_strategy"], value != "auto" {
+                let object = (try? JSONSerialization.jsonObject(with: Data(value.utf8))) as? [String: Any]
+                type = object?["type"] as? String ?? value
+            }
+            guard type == nil || type == "server_vad" else {
+                throw HTTPError(400, "chunking_strategy must be auto or {\"type\": \"server_vad\"}", param: "chunking_strategy")
+            }
+        }
+    }
+
     func transcribe(_ request: HTTPRequest, openAI: Bool) throws -> HTTPResponse {
         guard let form = request.form else {
             throw HTTPError(400, "send the audio as multipart/form-data with a 'file' part", code: "invalid_multipart")
         }
-        guard let upload = form.files["file"] else { throw HTTPError(400, "the 'file' part is required", param: "file") }
-        let format = form.fields["response_format"] ?? "json"
-        guard Self.transcriptionFormats.contains(format) else {
-            throw HTTPError(400, "response_format '\(format)' is not supported; use \(Self.transcriptionFormats.joined(separator: ", "))", param: "response_format")
-        }
-        let options = TranscriptionOptions(
-            language: form.fields["language"].flatMap { $0.isEmpty ? nil : $0 }, prompt: form.fields["prompt"],
-            expectedPhrases: form.fields["expect"].map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } })
+        let order = try TranscriptionOrder(form)
+        if openAI && order.stream { return transcriptEvents(order) }
         return HTTPResponse(body: .deferred { [self] in
             do {
-                let audio: PCMBuffer
-                do {
-                    audio = try MediaDecoder.decode(file: upload.url)
-                } catch let error as AudioFileError {
-                    // A part that says it is audio but does not decode is corrupt (400); anything
-                    // else is a kind of file we do not take (415).
-                    let claimsAudio = upload.contentType?.hasPrefix("audio/") == true || upload.contentType?.hasPrefix("video/") == true
-                        || ["mp3", "mp4", "mpeg", "mpga", "m4a", "wav", "webm", "ogg", "oga", "opus", "flac", "aac"]
-                            .contains((upload.filename.map { ($0 as NSString).pathExtension.lowercased() }) ?? "")
-                    if case .notAudio = error, claimsAudio {
-                        throw HTTPError(400, "\(upload.filename ?? "the file") is damaged or truncated: \(error)", param: "file", code: "invalid_audio")
-                    }
-                    throw HTTPError(415, "\(upload.filename ?? "the file") is not audio we can decode (\(error)); send mp3, mp4, m4a, wav, webm, ogg or flac", param: "file", code: "unsupported_media")
-                }
-                guard audio.duration >= 0.01 else { throw HTTPError(400, "the recording is shorter than 0.01 s", param: "file", code: "audio_too_short") }
-                let transcript = try transcriber.transcribe(audio, options: options)
-                return openAI ? Self.render(transcript, as: format, language: options.language) : .json(["text": transcript.text])
-            } catch let error as HTTPError {
-                return error.response
-            } catch let error as any TranscriptionRequestFault where error.requestFault != nil {
-                // Words the recogniser cannot listen for, a language it does not know: the caller's to fix.
-                let fault = error.requestFault!
-                let code = fault.parameter == "language" ? "unsupported_language" : "unknown_words"
-                return HTTPError(400, fault.message, param: fault.parameter, code: code).response
-            } catch let error as TranscriptionUnavailable {
-                return HTTPError(503, String(describing: error), code: "transcriber_unavailable").response
+                let transcript = try transcript(order.upload, options: order.options)
+                return openAI ? Self.render(transcript, order) : .json(["text": transcript.text])
             } catch {
-                return HTTPError(500, "transcription failed: \(error)", code: "transcription_failed").response
+                return Self.transcriptionFailure(error).response
             }
         })
     }
 
-    /// OpenAI's response formats. A transcriber's segments are words (pocketsphinx) or phrases
-    /// (Whisper); cues and `segments` get one phrase spanning the speech, `words` the word times.
-    static func render(_ transcript: Transcript, as format: String, language: String?) -> HTTPResponse {
-        let start = transcript.segments.first?.start ?? 0
-        let end = transcript.segments.last?.end ?? transcript.duration
-        switch format {
+    /// `stream=true`: a delta for each segment as the transcriber finishes it (Whisper's windows
+    /// of 30 s; all at the end for a transcriber that does not decode in pieces), then the text.
+    /// A failure before the first event is its own status, never a 200.
+    private func transcriptEvents(_ order: TranscriptionOrder) -> HTTPResponse {
+        HTTPResponse(headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")], body: .stream { [self] write in
+            try withoutActuallyEscaping(write) { write in
+                let events = TranscriptEvents(write: write)
+                var options = order.options
+                options.onSegment = { events.delta($0.text) }
+                let transcript: Transcript
+                do { transcript = try self.transcript(order.upload, options: options) } catch { throw Self.transcriptionFailure(error) }
+                try events.finish(transcript.text)
+            }
+        })
+    }
+
+    /// The upload decoded and transcribed; the client's mistakes as ``HTTPError``s.
+    private func transcript(_ upload: UploadedFile, options: TranscriptionOptions) throws -> Transcript {
+        let audio: PCMBuffer
+        do {
+            audio = try MediaDecoder.decode(file: upload.url)
+        } catch let error as AudioFileError {
+            // A part that says it is audio but does not decode is corrupt (400); anything
+            // else is a kind of file we do not take (415).
+            let claimsAudio = upload.contentType?.hasPrefix("audio/") == true || upload.contentType?.hasPrefix("video/") == true
+                || ["mp3", "mp4", "mpeg", "mpga", "m4a", "wav", "webm", "ogg", "oga", "opus", "flac", "aac"]
+                    .contains((upload.filename.map { ($0 as NSString).pathExtension.lowercased() }) ?? "")
+            if case .notAudio = error, claimsAudio {
+                throw HTTPError(400, "\(upload.filename ?? "the file") is damaged or truncated: \(error)", param: "file", code: "invalid_audio")
+            }
+            throw HTTPError(415, "\(upload.filename ?? "the file") is not audio we can decode (\(error)); send mp3, mp4, m4a, wav, webm, ogg or flac", param: "file", code: "unsupported_media")
+        }
+        guard audio.duration >= 0.01 else { throw HTTPError(400, "the recording is shorter than 0.01 s", param: "file", code: "audio_too_short") }
+        return try transcriber.transcribe(audio, options: options)
+    }
+
+    /// Every transcription error as an HTTP one: the client's mistakes 4xx, ours 5xx.
+    static func transcriptionFailure(_ error: any Error) -> HTTPError {
+        switch error {
+        case let error as HTTPError: return error
+        case let error as any TranscriptionRequestFault where error.requestFault != nil:
+            // Words the recogniser cannot listen for, a language it does not know: the caller's to fix.
+            let fault = error.requestFault!
+            let code = fault.parameter == "language" ? "unsupported_language" : "unknown_words"
+            return HTTPError(400, fault.message, param: fault.parameter, code: code)
+        case let error as TranscriptionUnavailable:
+            return HTTPError(503, String(describing: error), code: "transcriber_unavailable")
+        default: return HTTPError(500, "transcription failed: \(error)", code: "transcription_failed")
+        }
+    }
+
+    /// OpenAI's response formats, from the transcriber's own segments: Whisper's phrases, or
+    /// pocketsphinx's words. `words` are the word times asked for with `timestamp_granularities[]=word`.
+    static func render(_ transcript: Transcript, _ order: TranscriptionOrder) -> HTTPResponse {
+        var segments = transcript.segments
+        if segments.isEmpty, !transcript.text.isEmpty {
+            segments = [Transcript.Segment(start: 0, end: transcript.duration, text: transcript.text)]
+        }
+        switch order.format {
         case "text": return .text(transcript.text + "\n")
         case "verbose_json":
-            return .json([
-                "task": "transcribe", "language": language ?? "en", "duration": transcript.duration, "text": transcript.text,
-                "segments": [["id": 0, "start": start, "end": end, "text": transcript.text]],
-                "words": transcript.segments.map { ["word": $0.text, "start": $0.start, "end": $0.end] },
-            ])
+            var object: [String: Any] = [
+                "task": "transcribe", "language": transcript.language ?? order.options.language ?? "en",
+                "duration": transcript.duration, "text": transcript.text,
+                "usage": ["type": "duration", "seconds": transcript.duration.rounded(.up)],
+            ]
+            if order.granularities.isEmpty || order.granularities.contains("segment") {
+                object["segments"] = segments.enumerated().map { index, segment in
+                    [
+                        "id": index, "seek": 0, "start": segment.start, "end": segment.end, "text": segment.text,
+                        "tokens": [Int](), "temperature": order.options.temperature ?? 0,
+                        "avg_logprob": 0, "compression_ratio": 0, "no_speech_prob": 0,
+                    ] as [String: Any]
+                }
+            }
+            if order.granularities.contains("word") {
+                // pocketsphinx's segments are words already.
+                let words = transcript.words.isEmpty
+                    ? transcript.segments.map { Transcript.Word(start: $0.start, end: $0.end, text: $0.text) } : transcript.words
+                object["words"] = words.map { ["word": $0.text, "start": $0.start, "end": $0.end] }
+            }
+            return .json(object)
         case "srt":
-            let cue = "1\n\(timestamp(start, ",")) --> \(timestamp(end, ","))\n\(transcript.text)\n"
-            return HTTPResponse(headers: [("Content-Type", "application/x-subrip")], body: .data(Data(cue.utf8)))
+            let cues = segments.enumerated().map { index, segment in
+                "\(index + 1)\n\(timestamp(segment.start, ",")) --> \(timestamp(segment.end, ","))\n\(segment.text)\n"
+            }
+            return HTTPResponse(headers: [("Content-Type", "application/x-subrip")], body: .data(Data(cues.joined(separator: "\n").utf8)))
         case "vtt":
-            let cue = "WEBVTT\n\n\(timestamp(start, ".")) --> \(timestamp(end, "."))\n\(transcript.text)\n"
-            return HTTPResponse(headers: [("Content-Type", "text/vtt")], body: .data(Data(cue.utf8)))
+            let cues = segments.map { "\(timestamp($0.start, ".")) --> \(timestamp($0.end, "."))\n\($0.text)\n" }
+            return HTTPResponse(headers: [("Content-Type", "text/vtt")], body: .data(Data((["WEBVTT\n"] + cues).joined(separator: "\n").utf8)))
         default: return .json(["text": transcript.text])
         }
     }
@@ -82,5 +177,37 @@ extension SpeechService {
         let milliseconds = Int((seconds * 1000).rounded())
         let clock = String(format: "%02d:%02d:%02d", milliseconds / 3_600_000, milliseconds / 60_000 % 60, milliseconds / 1000 % 60)
         return clock + separator + String(format: "%03d", milliseconds % 1000)
+    }
+}
+
+/// The SSE events of one streamed transcription, written from the transcribing thread only (the
+/// stream's producer, which also calls the transcriber), so the writer needs no lock.
+private final class TranscriptEvents: @unchecked Sendable {
+    private let write: (Data) throws -> Void
+    private var sent = false
+    /// A write that failed (the client went away); the transcription runs on, and its end is not sent.
+    private var failure: (any Error)?
+
+    init(write: @escaping (Data) throws -> Void) { self.write = write }
+
+    func delta(_ text: String) {
+        guard failure == nil, !text.isEmpty else { return }
+        do {
+            try send(["type": "transcript.text.delta", "delta": sent ? " " + text : text])
+            sent = true
+        } catch { failure = error }
+    }
+
+    /// Sends the whole text as one delta if none went out, then `transcript.text.done`.
+    func finish(_ text: String) throws {
+        if let failure { throw failure }
+        if !sent { delta(text) }
+        if let failure { throw failure }
+        try send(["type": "transcript.text.done", "text": text])
+    }
+
+    private func send(_ event: [String: String]) throws {
+        let json = try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys, .withoutEscapingSlashes])
+        try write(Data("data: ".utf8) + json + Data("\n\n".utf8))
     }
 }

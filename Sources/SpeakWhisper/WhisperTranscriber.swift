@@ -207,6 +207,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
                 segments.append(Transcript.Segment(
                     start: min(duration, offset + Double(segment.t0) / 100),
                     end: min(duration, offset + Double(max(segment.t0, segment.t1)) / 100), text: text))
+                if options.expectedPhrases == nil { options.onSegment?(segments[segments.count - 1]) }
                 words += segment.words.map { word in
                     Transcript.Word(
                         start: min(duration, offset + word.start), end: min(duration, offset + word.end),

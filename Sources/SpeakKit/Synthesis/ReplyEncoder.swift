@@ -1,12 +1,16 @@
 import Foundation
+import Synchronization
 
 /// The audio formats a reply can be streamed in, as OpenAI's `response_format` names them.
 public enum ReplyFormat: String, Codable, Sendable, CaseIterable {
-    case mp3, wav, pcm
+    case mp3, opus, aac, flac, wav, pcm
 
     public var contentType: String {
         switch self {
         case .mp3: "audio/mpeg"
+        case .opus: "audio/ogg"
+        case .aac: "audio/aac"
+        case .flac: "audio/flac"
         case .wav: "audio/wav"
         case .pcm: "audio/pcm"
         }
@@ -14,14 +18,47 @@ public enum ReplyFormat: String, Codable, Sendable, CaseIterable {
 
     /// OpenAI's `pcm` is 24 kHz signed 16-bit little-endian mono, whatever the synthesizer makes.
     public static let pcmSampleRate = 24000
+
+    /// Whether this program can encode the format: MP3, WAV and PCM always; Opus (Ogg), AAC (ADTS)
+    /// and FLAC once a program that carries FFmpeg has registered its encoders.
+    public var isAvailable: Bool { ReplyEncoder.builtIn.contains(self) || ReplyEncoder.plugin(for: self) != nil }
+}
+
+/// An encoder for one reply whose codec lives outside SpeakKit (FFmpeg's, in SpeakMedia): PCM at
+/// the rate it was made for in, container bytes out, as they are ready.
+public protocol StreamingAudioEncoder: AnyObject {
+    func encode(_ samples: UnsafeBufferPointer<Int16>) throws -> Data
+    /// Flushes the codec and the container (Ogg's last page, say): the reply's last bytes.
+    func finish() throws -> Data
+}
+
+/// A format this program was built without: the light `speak` links no FFmpeg.
+public struct ReplyFormatUnavailable: Error, CustomStringConvertible, Sendable {
+    public let format: ReplyFormat
+    public var description: String { "\(format.rawValue) replies are not available in this program" }
 }
 
 /// Encodes one reply as its PCM arrives, so the first bytes can go out before the text is spoken
 /// to the end. One encoder per reply: an MP3 reply is one continuous stream of frames.
 public final class ReplyEncoder {
+    /// Makes an encoder for a registered format, for PCM at `inputRate`.
+    public typealias Maker = @Sendable (_ inputRate: Int) throws -> any StreamingAudioEncoder
+
+    static let builtIn: Set<ReplyFormat> = [.mp3, .wav, .pcm]
+    private static let plugins = Mutex<[ReplyFormat: Maker]>([:])
+
+    /// Registers the encoder for a format SpeakKit does not encode itself; the later registration wins.
+    public static func register(_ format: ReplyFormat, _ maker: @escaping Maker) {
+        precondition(!builtIn.contains(format), "\(format) is encoded by SpeakKit itself")
+        plugins.withLock { $0[format] = maker }
+    }
+
+    static func plugin(for format: ReplyFormat) -> Maker? { plugins.withLock { $0[format] } }
+
     public let format: ReplyFormat
     private let inputRate: Int
     private let mp3: MP3Encoder?
+    private let plugin: (any StreamingAudioEncoder)?
     private var resampler: Resampler
     private var headerWritten = false
 
@@ -29,6 +66,12 @@ public final class ReplyEncoder {
         self.format = format
         self.inputRate = inputRate
         self.mp3 = format == .mp3 ? try MP3Encoder(inputRate: inputRate, settings: mp3) : nil
+        if Self.builtIn.contains(format) {
+            plugin = nil
+        } else {
+            guard let make = Self.plugin(for: format) else { throw ReplyFormatUnavailable(format: format) }
+            plugin = try make(inputRate)
+        }
         resampler = Resampler(inputRate: inputRate, outputRate: ReplyFormat.pcmSampleRate)
     }
 
@@ -38,6 +81,7 @@ public final class ReplyEncoder {
         case .mp3: return try mp3!.encode(Array(samples))
         case .wav: return header() + Data(buffer: samples)
         case .pcm: return Self.littleEndian(resampler.process(samples))
+        case .opus, .aac, .flac: return try plugin!.encode(samples)
         }
     }
 
@@ -47,6 +91,7 @@ public final class ReplyEncoder {
         case .mp3: return try mp3!.finish()
         case .wav: return header()
         case .pcm: return Self.littleEndian(resampler.finish())
+        case .opus, .aac, .flac: return try plugin!.finish()
         }
     }
 

@@ -24,10 +24,15 @@ public struct TranscriptionOptions: Sendable, Equatable {
     /// Called from the transcribing thread with the fraction of the audio done, 0...1, for long
     /// audio transcribed in pieces. Not part of equality.
     public var progress: (@Sendable (Double) -> Void)?
+    /// Called from the transcribing thread with each segment as soon as it is final, before the
+    /// whole audio is done, by a transcriber that decodes in pieces (Whisper, per 30 s window).
+    /// Not called with expected phrases (the answer is known only at the end). Not part of equality.
+    public var onSegment: (@Sendable (Transcript.Segment) -> Void)?
 
     public init(
         language: String? = nil, prompt: String? = nil, expectedPhrases: [String]? = nil,
-        temperature: Double? = nil, wordTimestamps: Bool = false, progress: (@Sendable (Double) -> Void)? = nil
+        temperature: Double? = nil, wordTimestamps: Bool = false, progress: (@Sendable (Double) -> Void)? = nil,
+        onSegment: (@Sendable (Transcript.Segment) -> Void)? = nil
     ) {
         self.language = language
         self.prompt = prompt
@@ -35,6 +40,7 @@ public struct TranscriptionOptions: Sendable, Equatable {
         self.temperature = temperature
         self.wordTimestamps = wordTimestamps
         self.progress = progress
+        self.onSegment = onSegment
     }
 
     public static func == (a: TranscriptionOptions, b: TranscriptionOptions) -> Bool {

@@ -2,7 +2,10 @@ import Foundation
 
 /// A multipart/form-data upload, parsed: small fields in memory, file parts on disk.
 public struct MultipartForm: Sendable {
+    /// Each field's value; the last one of a name sent more than once.
     public var fields: [String: String] = [:]
+    /// Every value of each field, in order: arrays arrive as repeated fields (`include[]=a`, `include[]=b`).
+    public var allFields: [String: [String]] = [:]
     public var files: [String: UploadedFile] = [:]
 }
 
@@ -158,6 +161,7 @@ final class MultipartParser {
                 filename: part.filename, contentType: part.contentType, url: url, size: part.size)
         } else {
             form.fields[part.name] = String(decoding: part.value, as: UTF8.self)
+            form.allFields[part.name, default: []].append(String(decoding: part.value, as: UTF8.self))
         }
         self.part = nil
     }

@@ -1,0 +1,237 @@
+import Foundation
+import SpeakKit
+internal import CFFmpeg
+
+/// The reply formats FFmpeg encodes for SpeakKit's ``ReplyEncoder``: Opus in Ogg, AAC in ADTS,
+/// FLAC. SpeakKit links no FFmpeg (the light `speak` stays small), so a program that carries
+/// SpeakMedia registers these at start.
+public enum MediaEncoders {
+    /// Registers every format whose encoder this FFmpeg build has. Calling it again changes nothing.
+    public static func register() { _ = registered }
+
+    private static let registered: Void = {
+        for format in [ReplyFormat.opus, .aac, .flac] where FFmpegEncoder.Recipe(format).codec() != nil {
+            ReplyEncoder.register(format) { try FFmpegEncoder(format: format, inputRate: $0) }
+        }
+    }()
+}
+
+/// One reply through an FFmpeg encoder and muxer into memory: mono 16-bit PCM is resampled to the
+/// codec's rate and sample format, cut into the codec's frames, encoded and muxed; each call
+/// returns the container bytes written meanwhile. ``finish()`` drains the resampler, sends the
+/// short last frame, flushes the encoder and writes the trailer, so nothing is lost at the end
+/// (Ogg's last page carries the end granule that trims the padding).
+final class FFmpegEncoder: StreamingAudioEncoder {
+    /// How each format is made.
+    struct Recipe {
+        var encoders: [String]
+        var muxer: String
+        /// The codec's rate, or `nil` for the input's own.
+        var sampleRate: Int32?
+        var sampleFormat: AVSampleFormat
+        var bitRate: Int64
+        /// Options for the muxer: Ogg holds a page for up to a second by default, too long to stream.
+        var muxerOptions: [(String, String)] = []
+
+        init(_ format: ReplyFormat) {
+            switch format {
+            case .opus:
+                // libopus is Debian's; FFmpeg's own Opus encoder is experimental.
+                self.init(encoders: ["libopus", "opus"], muxer: "ogg", sampleRate: 48000, sampleFormat: AV_SAMPLE_FMT_S16, bitRate: 32000,
+                    muxerOptions: [("page_duration", "100000")])
+            case .aac:
+                self.init(encoders: ["aac"], muxer: "adts", sampleRate: nil, sampleFormat: AV_SAMPLE_FMT_FLTP, bitRate: 48000)
+            default:
+                self.init(encoders: ["flac"], muxer: "flac", sampleRate: nil, sampleFormat: AV_SAMPLE_FMT_S16, bitRate: 0)
+            }
+        }
+
+        private init(
+            encoders: [String], muxer: String, sampleRate: Int32?, sampleFormat: AVSampleFormat, bitRate: Int64,
+            muxerOptions: [(String, String)] = []
+        ) {
+            self.encoders = encoders
+            self.muxer = muxer
+            self.sampleRate = sampleRate
+            self.sampleFormat = sampleFormat
+            self.bitRate = bitRate
+            self.muxerOptions = muxerOptions
+        }
+
+        func codec() -> UnsafePointer<AVCodec>? { encoders.lazy.compactMap { avcodec_find_encoder_by_name($0) }.first }
+    }
+
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var io: UnsafeMutablePointer<AVIOContext>?
+    private var resampler: OpaquePointer?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private let output = MemoryOutput()
+    private let stream: UnsafeMutablePointer<AVStream>
+    /// Converted samples waiting to fill a frame, in the codec's (mono) sample format.
+    private var pending: [UInt8] = []
+    private let bytesPerSample: Int
+    private let frameSize: Int
+    private let codecRate: Int32
+    private var nextPTS: Int64 = 0
+
+    init(format replyFormat: ReplyFormat, inputRate: Int) throws {
+        _ = Self.quiet
+        let recipe = Recipe(replyFormat)
+        guard let encoder = recipe.codec() else {
+            throw AudioFileError.unsupported("this FFmpeg build has no \(recipe.encoders.joined(separator: " or ")) encoder")
+        }
+        codecRate = recipe.sampleRate ?? Int32(inputRate)
+        bytesPerSample = Int(av_get_bytes_per_sample(recipe.sampleFormat))
+
+        try FFmpegError.check(avformat_alloc_output_context2(&format, nil, recipe.muxer, nil), "avformat_alloc_output_context2")
+        guard let format, let made = avformat_new_stream(format, nil) else { throw FFmpegError.outOfMemory("avformat_new_stream") }
+        stream = made
+        codec = avcodec_alloc_context3(encoder)
+        guard let codec else { throw FFmpegError.outOfMemory("avcodec_alloc_context3") }
+        codec.pointee.sample_rate = codecRate
+        codec.pointee.sample_fmt = recipe.sampleFormat
+        av_channel_layout_default(&codec.pointee.ch_layout, 1)
+        if recipe.bitRate > 0 { codec.pointee.bit_rate = recipe.bitRate }
+        codec.pointee.time_base = AVRational(num: 1, den: codecRate)
+        if format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 { codec.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
+        try FFmpegError.check(avcodec_open2(codec, encoder, nil), "avcodec_open2")
+        try FFmpegError.check(avcodec_parameters_from_context(stream.pointee.codecpar, codec), "avcodec_parameters_from_context")
+        stream.pointee.time_base = codec.pointee.time_base
+        // A codec that takes any frame size (FLAC's is fixed after open, but say) gets 20 ms.
+        frameSize = codec.pointee.frame_size > 0 ? Int(codec.pointee.frame_size) : Int(codecRate / 50)
+
+        let bufferSize: Int32 = 4096
+        guard let buffer = av_malloc(Int(bufferSize)) else { throw FFmpegError.outOfMemory("av_malloc") }
+        io = avio_alloc_context(
+            buffer.assumingMemoryBound(to: UInt8.self), bufferSize, 1, Unmanaged.passUnretained(output).toOpaque(), nil,
+            writeMemory, nil)
+        guard let io else {
+            av_free(buffer)
+            throw FFmpegError.outOfMemory("avio_alloc_context")
+        }
+        format.pointee.pb = io
+
+        var inputLayout = AVChannelLayout()
+        av_channel_layout_default(&inputLayout, 1)
+        try FFmpegError.check(
+            swr_alloc_set_opts2(
+                &resampler, &codec.pointee.ch_layout, recipe.sampleFormat, codecRate, &inputLayout, AV_SAMPLE_FMT_S16,
+                Int32(inputRate), 0, nil),
+            "swr_alloc_set_opts2")
+        try FFmpegError.check(swr_init(resampler), "swr_init")
+        frame = av_frame_alloc()
+        packet = av_packet_alloc()
+        guard frame != nil, packet != nil else { throw FFmpegError.outOfMemory("av_frame_alloc") }
+
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        for (key, value) in recipe.muxerOptions { av_dict_set(&options, key, value, 0) }
+        try FFmpegError.check(avformat_write_header(format, &options), "avformat_write_header")
+    }
+
+    deinit {
+        av_packet_free(&packet)
+        av_frame_free(&frame)
+        swr_free(&resampler)
+        avcodec_free_context(&codec)
+        // Our own AVIOContext: FFmpeg frees neither it nor its (possibly replaced) buffer.
+        if io != nil {
+            av_freep(&io!.pointee.buffer)
+            avio_context_free(&io)
+        }
+        if let format { format.pointee.pb = nil }
+        avformat_free_context(format)
+    }
+
+    func encode(_ samples: UnsafeBufferPointer<Int16>) throws -> Data {
+        try convert(samples.baseAddress, count: Int32(samples.count))
+        try sendFullFrames()
+        return output.take(flushing: format!.pointee.pb)
+    }
+
+    func finish() throws -> Data {
+        try convert(nil, count: 0)
+        try sendFullFrames()
+        if !pending.isEmpty { try send(samples: pending.count / bytesPerSample) }
+        try FFmpegError.check(avcodec_send_frame(codec, nil), "avcodec_send_frame")
+        try writePackets()
+        try FFmpegError.check(av_write_trailer(format), "av_write_trailer")
+        return output.take(flushing: format!.pointee.pb)
+    }
+
+    /// Runs `count` samples (none: the resampler's delayed ones) onto `pending`.
+    private func convert(_ samples: UnsafePointer<Int16>?, count: Int32) throws {
+        let room = try FFmpegError.check(swr_get_out_samples(resampler, count), "swr_get_out_samples")
+        guard room > 0 else { return }
+        let start = pending.count
+        pending.append(contentsOf: repeatElement(0, count: Int(room) * bytesPerSample))
+        let made = try pending.withUnsafeMutableBufferPointer { buffer in
+            var out: UnsafeMutablePointer<UInt8>? = buffer.baseAddress! + start
+            var input: UnsafePointer<UInt8>? = samples.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }
+            return try withUnsafeMutablePointer(to: &input) { inputs in
+                try FFmpegError.check(swr_convert(resampler, &out, room, samples == nil ? nil : inputs, count), "swr_convert")
+            }
+        }
+        pending.removeLast((Int(room) - Int(made)) * bytesPerSample)
+    }
+
+    private func sendFullFrames() throws {
+        while pending.count >= frameSize * bytesPerSample { try send(samples: frameSize) }
+    }
+
+    /// The first `samples` of `pending` as one frame, and the packets it completes.
+    private func send(samples: Int) throws {
+        guard let frame else { return }
+        av_frame_unref(frame)
+        frame.pointee.nb_samples = Int32(samples)
+        frame.pointee.format = codec!.pointee.sample_fmt.rawValue
+        frame.pointee.sample_rate = codecRate
+        try FFmpegError.check(av_channel_layout_copy(&frame.pointee.ch_layout, &codec!.pointee.ch_layout), "av_channel_layout_copy")
+        try FFmpegError.check(av_frame_get_buffer(frame, 0), "av_frame_get_buffer")
+        let bytes = samples * bytesPerSample
+        pending.withUnsafeBytes { source in
+            frame.pointee.extended_data[0]!.update(from: source.bindMemory(to: UInt8.self).baseAddress!, count: bytes)
+        }
+        pending.removeFirst(bytes)
+        frame.pointee.pts = nextPTS
+        nextPTS += Int64(samples)
+        try FFmpegError.check(avcodec_send_frame(codec, frame), "avcodec_send_frame")
+        try writePackets()
+    }
+
+    private func writePackets() throws {
+        guard let packet else { return }
+        while true {
+            let code = avcodec_receive_packet(codec, packet)
+            if code == FFmpegError.again || code == FFmpegError.endOfFile { return }
+            try FFmpegError.check(code, "avcodec_receive_packet")
+            defer { av_packet_unref(packet) }
+            av_packet_rescale_ts(packet, codec!.pointee.time_base, stream.pointee.time_base)
+            packet.pointee.stream_index = stream.pointee.index
+            try FFmpegError.check(av_write_frame(format, packet), "av_write_frame")
+        }
+    }
+
+    private static let quiet: Void = av_log_set_level(AV_LOG_QUIET)
+}
+
+/// The bytes the muxer wrote since they were last taken, reached by the AVIO callback through `opaque`.
+private final class MemoryOutput {
+    var data = Data()
+
+    /// Pushes the AVIO buffer through, then hands over what was written.
+    func take(flushing io: UnsafeMutablePointer<AVIOContext>?) -> Data {
+        avio_flush(io)
+        defer { data = Data() }
+        return data
+    }
+}
+
+// A C callback captures nothing: its state arrives as the `MemoryOutput` behind `opaque`.
+private func writeMemory(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32) -> Int32 {
+    guard let opaque, let buffer, size > 0 else { return 0 }
+    Unmanaged<MemoryOutput>.fromOpaque(opaque).takeUnretainedValue().data.append(buffer, count: Int(size))
+    return size
+}

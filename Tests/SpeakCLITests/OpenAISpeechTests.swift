@@ -1,0 +1,188 @@
+import Foundation
+import SpeakKit
+import Testing
+
+/// OpenAI's speech API on a real `speak serve`, through the real `openai` package: every
+/// response format, server-sent events, speed, the voice list, and a hang-up that stops synthesis.
+@Suite("speak serve: OpenAI speech", .serialized)
+final class OpenAISpeechTests {
+    let server: RunningServer
+    static let text = "Hello from the OpenAI client. Every word must arrive, the last one too."
+
+    init() throws { server = try RunningServer() }
+
+    func python(_ body: String) throws -> Subprocess.Result {
+        let script = "from openai import OpenAI\nclient = OpenAI(base_url=\"\(server.url)/v1\", api_key=\"\(server.token)\")\n" + body
+        let result = try Subprocess.run("/usr/bin/env", ["python3", "-c", script])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result
+    }
+
+    /// The reply in `format`, fetched by the openai package.
+    func speech(_ format: String, _ extra: String = "") throws -> Data {
+        let output = server.directory.appendingPathComponent("reply-\(UUID().uuidString.prefix(6)).\(format)")
+        _ = try python("""
+            response = client.audio.speech.create(model="tts-1", voice="alloy", input="\(Self.text)", response_format="\(format)"\(extra))
+            response.write_to_file("\(output.path)")
+            """)
+        return try Data(contentsOf: output)
+    }
+
+    /// The server's own decoder's view of `audio`: its length, and what Whisper hears in it.
+    func heard(_ audio: Data, name: String) throws -> (duration: Double, text: String) {
+        let file = server.directory.appendingPathComponent(name)
+        try audio.write(to: file)
+        let reply = try server.authorized([
+            "-F", "model=whisper-1", "-F", "response_format=verbose_json", "-F", "language=en",
+            "-F", "file=@\(file.path);type=application/octet-stream", "\(server.url)/v1/audio/transcriptions",
+        ])
+        #expect(reply.status == 200, "\(name): \(reply.text)")
+        return (reply.json?["duration"] as? Double ?? 0, reply.json?["text"] as? String ?? "")
+    }
+
+    @Test("every response_format decodes to the whole reply: as long as the WAV, the last words heard", arguments: ["mp3", "opus", "aac", "flac", "pcm"])
+    func formats(format: String) throws {
+        let wav = try PCMBuffer(audio: try speech("wav"))
+        let data = try speech(format)
+        let duration: Double
+        if format == "pcm" {
+            duration = Double(data.count) / 48000  // 24 kHz, 16-bit mono
+        } else {
+            let (decoded, text) = try heard(data, name: "reply.\(format)")
+            duration = decoded
+            #expect(text.lowercased().contains("last one"), "\(format): heard '\(text)'")
+        }
+        // Encoder priming and padding may add a little; nothing may be missing at the end.
+        #expect(duration >= wav.duration - 0.01 && duration <= wav.duration + 0.15, "\(format): \(duration) s, the WAV \(wav.duration) s")
+    }
+
+    @Test("the reply cache keys on the format: a second format is a miss, the same one a hit with the same bytes")
+    func cacheKeysOnFormat() throws {
+        func fetch(_ format: String) throws -> HTTPReply {
+            let body = #"{"model": "tts-1", "input": "Cache me by format.", "response_format": "\#(format)"}"#
+            return try server.authorized(["-H", "Content-Type: application/json", "-d", body, "\(server.url)/v1/audio/speech"])
+        }
+        let opus = try fetch("opus")
+        let flac = try fetch("flac")
+        let again = try fetch("opus")
+        #expect(opus.headers["content-type"] == "audio/ogg" && flac.headers["content-type"] == "audio/flac")
+        #expect(opus.headers["x-speak-cache"] == "miss" && flac.headers["x-speak-cache"] == "miss")
+        #expect(again.headers["x-speak-cache"] == "hit")
+        #expect(again.body == opus.body && opus.body.prefix(4) == Data("OggS".utf8) && flac.body.prefix(4) == Data("fLaC".utf8))
+    }
+
+    @Test("stream_format sse: speech.audio.delta events whose audio joins into the reply, then speech.audio.done with usage")
+    func serverSentEvents() throws {
+        let result = try python("""
+            import base64, json
+            with client.audio.speech.with_streaming_response.create(model="tts-1", voice="alloy", input="\(Self.text)", stream_format="sse") as response:
+                print(response.headers["content-type"])
+                for line in response.iter_lines():
+                    if line.startswith("data: "):
+                        print(line[6:])
+            """)
+        var lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.removeFirst().hasPrefix("text/event-stream"))
+        let events = lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        #expect(events.count == lines.count && events.count >= 2, "\(result.stdout.prefix(300))")
+        let deltas = events.dropLast()
+        #expect(deltas.allSatisfy { $0["type"] as? String == "speech.audio.delta" })
+        let audio = deltas.reduce(into: Data()) { $0 += Data(base64Encoded: $1["audio"] as? String ?? "") ?? Data() }
+        let done = try #require(events.last)
+        #expect(done["type"] as? String == "speech.audio.done")
+        let usage = try #require(done["usage"] as? [String: Any])
+        #expect((usage["input_tokens"] as? Int ?? 0) > 0 && usage["total_tokens"] != nil && usage["output_tokens"] != nil)
+        let plain = try PCMBuffer(audio: try speech("mp3"))
+        let streamed = try PCMBuffer(audio: audio)
+        #expect(abs(streamed.duration - plain.duration) < 0.05, "\(streamed.duration) s vs \(plain.duration) s")
+    }
+
+    @Test("stream_format audio streams the reply chunked; speed 0.25...4 is honoured, outside it a 400; instructions are accepted")
+    func speedAndInstructions() throws {
+        func post(_ fields: String) throws -> HTTPReply {
+            try server.authorized(["-H", "Content-Type: application/json", "-d", #"{"model": "tts-1", "voice": "ava", "input": "\#(Self.text)"\#(fields)}"#, "\(server.url)/v1/audio/speech"])
+        }
+        let normal = try post(#", "stream_format": "audio""#)
+        #expect(normal.status == 200 && normal.headers["transfer-encoding"] == "chunked", "\(normal.headers)")
+        let fast = try post(#", "speed": 2, "instructions": "Speak cheerfully.""#)
+        #expect(fast.status == 200, "\(fast.text)")
+        let (normalSeconds, fastSeconds) = (try PCMBuffer(audio: normal.body).duration, try PCMBuffer(audio: fast.body).duration)
+        #expect(fastSeconds < normalSeconds * 0.7, "speed 2: \(fastSeconds) s, speed 1: \(normalSeconds) s")
+        for speed in ["0.2", "4.5"] {
+            let reply = try post(#", "speed": \#(speed)"#)
+            #expect(reply.status == 400 && reply.errorMessage?.contains("speed must be 0.25...4.0") == true, "\(speed): \(reply.text)")
+        }
+        #expect(try post(#", "speed": 0.25"#).status == 200)
+        let badStream = try post(#", "stream_format": "video""#)
+        #expect(badStream.status == 400 && (badStream.json?["error"] as? [String: Any])?["param"] as? String == "stream_format")
+        let badInstructions = try post(#", "instructions": 3"#)
+        #expect(badInstructions.status == 400)
+    }
+
+    @Test("GET /v1/audio/voices lists our voices and OpenAI's names")
+    func voices() throws {
+        let reply = try server.authorized(["\(server.url)/v1/audio/voices"])
+        #expect(reply.status == 200)
+        let data = try #require(reply.json?["data"] as? [[String: Any]])
+        let ids = Set(data.compactMap { $0["id"] as? String })
+        #expect(ids.isSuperset(of: ["default", "nadia", "alloy", "nova"]), "\(ids)")
+        #expect(data.allSatisfy { $0["object"] as? String == "audio.voice" && $0["language"] is String })
+    }
+}
+
+/// A client that hangs up mid-reply stops its synthesis, rather than leaving a worker speaking
+/// a long text to nobody.
+@Suite("speak serve: a hang-up cancels synthesis", .serialized)
+struct SpeechCancellationTests {
+    /// The server's child processes (its synthesis workers) and their CPU time in ticks.
+    static func children(of pid: pid_t) -> [pid_t: Int] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var result: [pid_t: Int] = [:]
+        for task in tasks {
+            let list = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            for child in list.split(separator: " ").compactMap({ pid_t($0) }) {
+                guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { continue }
+                // Fields after the command: state is the first; utime and stime are the 12th and 13th.
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                result[child] = (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+            }
+        }
+        return result
+    }
+
+    @Test("the openai client reads the first bytes of a long reply and closes: its worker is stopped, not left speaking")
+    func hangUp() throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID()).json")
+        try Data(#"{"maximumTextCharacters": 400000, "maximumBodyBytes": 1000000}"#.utf8).write(to: config)
+        let server = try RunningServer(["--config", config.path])
+        let before = Self.children(of: server.process.pid)
+        #expect(before.count == 2, "\(before)")
+        // About an hour and a half of speech: a minute of espeak-ng's time, far longer than the wait below.
+        let text = String(repeating: "This sentence is spoken again and again, to nobody. ", count: 6000)
+        let script = """
+            from openai import OpenAI
+            client = OpenAI(base_url="\(server.url)/v1", api_key="\(server.token)")
+            with client.audio.speech.with_streaming_response.create(model="tts-1", voice="default", input="\(text)", response_format="mp3") as response:
+                first = next(response.iter_bytes(4096))
+                print(response.status_code, len(first))
+            """
+        // Too long for one argument (Linux caps each at 128 KiB): the script goes in a file.
+        let file = server.directory.appendingPathComponent("hang-up.py")
+        try Data(script.utf8).write(to: file)
+        let result = try Subprocess.run("/usr/bin/env", ["python3", file.path])
+        #expect(result.status == 0 && result.stdout.hasPrefix("200 "), "\(result.stdout)\(result.stderr)")
+        // The worker that was speaking is killed and replaced; poll for it, with a deadline.
+        let deadline = Date().addingTimeInterval(30)
+        var now = Self.children(of: server.process.pid)
+        while Set(now.keys) == Set(before.keys) && Date() < deadline {
+            usleep(50_000)
+            now = Self.children(of: server.process.pid)
+        }
+        #expect(Set(now.keys) != Set(before.keys), "the worker still runs: \(before) → \(now)")
+        // And nothing synthesises any more: the server goes on answering, its workers idle.
+        let reply = try server.authorized(["\(server.url)/ready"])
+        #expect(reply.status == 200)
+    }
+}
