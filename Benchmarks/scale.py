@@ -138,6 +138,8 @@ class Bench:
         conf = conf.replace("".join(servers), "".join(
             servers[0].replace("127.0.0.1:8081", f"127.0.0.1:{i.port}") for i in self.instances))
         conf = conf.replace("listen 8080;", f"listen 127.0.0.1:{self.port};")
+        conf = conf.replace("add_header X-Cache-Status $upstream_cache_status always;",
+                            "add_header X-Cache-Status $upstream_cache_status always; add_header X-Upstream $upstream_addr always;")
         conf = conf.replace("/var/cache/nginx/speak", os.path.join(self.tmp, f"nginx-cache-{time.monotonic_ns()}"))
         if rate:
             conf = conf.replace("rate=120r/m", f"rate={rate}")
@@ -217,6 +219,10 @@ def faults(bench, args):
             began = time.monotonic()
             instance.restart()
             restarts.append(time.monotonic() - began)
+            # nginx keeps an instance it saw fail out for fail_timeout: wait until it takes requests again.
+            wait_for("nginx to use the restarted instance", lambda: get(
+                f"http://127.0.0.1:{bench.port}/speak?text=" + urllib.parse.quote(f"Which one {time.monotonic_ns()}"), PROBE
+            )[2].get("X-Upstream", "").endswith(f":{instance.port}"))
     out["rolling restart"] = bench.wrk("mixed", args.duration, during=rolling)
     out["rolling restart"]["restart_s"] = restarts
     bench.stop_all()
