@@ -37,7 +37,9 @@ function request()
   sent = sent + 1
   local text = "A new reply number " .. sent .. " from thread " .. tid .. " of run " .. run .. "."
   if mode == "post" then
-    return wrk.format("POST", "/api/speak", {["Content-Type"] = "application/json"}, '{"text":"' .. text .. '"}')
+    local headers = {["Content-Type"] = "application/json"}
+    for name, value in pairs(wrk.headers) do headers[name] = value end  -- the -H token: format() drops it otherwise
+    return wrk.format("POST", "/api/speak", headers, '{"text":"' .. text .. '"}')
   end
   if sent % 2 == 0 then text = "The same reply for everyone." end
   return wrk.format("GET", "/speak?text=" .. text:gsub(" ", "%%20"))
