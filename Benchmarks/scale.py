@@ -14,7 +14,8 @@ Run from the package root:
 (d) Rate limit as shipped (nginx 120/min with bursts of 30, speak's own default the same): one
     token sending 10x its limit for `--limit-seconds`, through nginx, and straight to the three
     instances in turn (speak's per-instance limiters alone): admitted requests, and each against
-    one token's allowance (burst + rate x seconds).
+    one token's allowance over the time the run took (burst + 1 + rate x seconds; 3 instances
+    alone would allow up to 3x that).
 Prints Markdown tables and writes Benchmarks/results/scale.json. Needs wrk, nginx, curl.
 """
 import argparse, contextlib, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time
@@ -251,12 +252,12 @@ def paced(urls, seconds, per_second):
 def rate_limit(bench, args):
     bench.start(3)  # as shipped: speak's default 120/min, burst 30; nginx's the same
     rate, burst, seconds = 2.0, 30, args.limit_seconds
-    allowance = burst + 1 + rate * seconds
     rows = []
     for name, urls in (("through nginx", [f"http://127.0.0.1:{bench.port}"]),
                        ("straight to 3 instances (speak's limiters alone)", [f"http://127.0.0.1:{i.port}" for i in bench.instances])):
         statuses, took = paced(urls, seconds, rate * 10)
         admitted = statuses.get(200, 0)
+        allowance = burst + 1 + rate * took  # one token's, over the time the run took
         rows.append({"path": name, "sent": sum(statuses.values()), "admitted": admitted, "429": statuses.get(429, 0),
                      "other": {str(k): v for k, v in statuses.items() if k not in (200, 429)}, "seconds": took,
                      "allowance": allowance, "admitted_per_allowance": admitted / allowance})
