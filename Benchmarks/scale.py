@@ -47,7 +47,8 @@ function request()
 end
 function done(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('{"requests":%d,"seconds":%.3f,"non2xx":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d,"p50_ms":%.1f,"p99_ms":%.1f}\n',
+  io.write(string.format('{"requests":%d,"seconds":%.3f,"non2xx":%d,"connect":%d,"read":%d,"write":%d,'
+    .. '"timeout":%d,"p50_ms":%.1f,"p99_ms":%.1f}\n',
     summary.requests, summary.duration / 1e6, e.status, e.connect, e.read, e.write, e.timeout,
     latency:percentile(50) / 1000, latency:percentile(99) / 1000))
 end
@@ -141,17 +142,19 @@ class Bench:
         conf = conf.replace("".join(servers), "".join(
             servers[0].replace("127.0.0.1:8081", f"127.0.0.1:{i.port}") for i in self.instances))
         conf = conf.replace("listen 8080;", f"listen 127.0.0.1:{self.port};")
-        conf = conf.replace("add_header X-Cache-Status $upstream_cache_status always;",
-                            "add_header X-Cache-Status $upstream_cache_status always; add_header X-Upstream $upstream_addr always;")
+        status = "add_header X-Cache-Status $upstream_cache_status always;"
+        conf = conf.replace(status, status + " add_header X-Upstream $upstream_addr always;")
         conf = conf.replace("/var/cache/nginx/speak", os.path.join(self.tmp, f"nginx-cache-{time.monotonic_ns()}"))
         if rate:
             conf = conf.replace("rate=120r/m", f"rate={rate}")
         site = os.path.join(self.tmp, "speak.conf")
         open(site, "w").write(conf)
-        temps = " ".join(f"{kind}_temp_path {self.tmp}/{kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        kinds = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        temps = " ".join(f"{kind}_temp_path {self.tmp}/{kind};" for kind in kinds)
         main = os.path.join(self.tmp, "nginx.conf")
-        open(main, "w").write(f"daemon off; worker_processes 2; pid {self.tmp}/nginx.pid; error_log {self.tmp}/nginx-error.log warn;\n"
-                              f"events {{ worker_connections 1024; }}\nhttp {{ access_log off; {temps} include {site}; }}\n")
+        open(main, "w").write(
+            f"daemon off; worker_processes 2; pid {self.tmp}/nginx.pid; error_log {self.tmp}/nginx-error.log warn;\n"
+            f"events {{ worker_connections 1024; }}\nhttp {{ access_log off; {temps} include {site}; }}\n")
         self.nginx = subprocess.Popen(["nginx", "-p", self.tmp, "-c", main, "-e", f"{self.tmp}/nginx-error.log"])
         PROCS.append(self.nginx)
         wait_for("nginx", lambda: get(f"http://127.0.0.1:{self.port}/health")[0] == 200)
@@ -174,7 +177,8 @@ class Bench:
         script = os.path.join(self.tmp, "load.lua")
         open(script, "w").write(WRK_LUA)
         argv = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", "-s", script,
-                "-H", f"Authorization: Bearer {TOKEN}", f"http://127.0.0.1:{self.port}", "--", mode, run or str(time.monotonic_ns())]
+                "-H", f"Authorization: Bearer {TOKEN}", f"http://127.0.0.1:{self.port}",
+                "--", mode, run or str(time.monotonic_ns())]
         helper = None
         started = time.monotonic()
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
@@ -197,7 +201,8 @@ def throughput(bench, args):
         cpu = sum(cpu_seconds(p) for p in pids) - before
         good = result["requests"] - result["non2xx"]
         rows.append({"instances": count, "replies_per_s": good / result["seconds"], "cpu_s": cpu,
-                     "replies_per_cpu_s": good / cpu if cpu else 0, "failed": result["non2xx"] + result["read"] + result["connect"],
+                     "replies_per_cpu_s": good / cpu if cpu else 0,
+                     "failed": result["non2xx"] + result["read"] + result["connect"],
                      "p50_ms": result["p50_ms"], "p99_ms": result["p99_ms"]})
         bench.stop_all()
     return rows
@@ -224,7 +229,8 @@ def faults(bench, args):
             restarts.append(time.monotonic() - began)
             # nginx keeps an instance it saw fail out for fail_timeout: wait until it takes requests again.
             wait_for("nginx to use the restarted instance", lambda: get(
-                f"http://127.0.0.1:{bench.port}/speak?text=" + urllib.parse.quote(f"Which one {time.monotonic_ns()}"), PROBE
+                f"http://127.0.0.1:{bench.port}/speak?text=" + urllib.parse.quote(f"Which {time.monotonic_ns()}"),
+                PROBE
             )[2].get("X-Upstream", "").endswith(f":{instance.port}"))
     out["rolling restart"] = bench.wrk("mixed", args.duration, during=rolling)
     out["rolling restart"]["restart_s"] = restarts
@@ -254,7 +260,8 @@ def rate_limit(bench, args):
     rate, burst, seconds = 2.0, 30, args.limit_seconds
     rows = []
     for name, urls in (("through nginx", [f"http://127.0.0.1:{bench.port}"]),
-                       ("straight to 3 instances (speak's limiters alone)", [f"http://127.0.0.1:{i.port}" for i in bench.instances])):
+                       ("straight to 3 instances (speak's limiters alone)",
+                        [f"http://127.0.0.1:{i.port}" for i in bench.instances])):
         statuses, took = paced(urls, seconds, rate * 10)
         admitted = statuses.get(200, 0)
         allowance = burst + 1 + rate * took  # one token's, over the time the run took
@@ -295,20 +302,24 @@ def main():
     one = results["throughput"][0]
     print(f"\n### Uncached synthesis through nginx (POST /api/speak, new texts; {results['cores']} cores, "
           f"load {results['load_before'][0]:.1f} before)\n")
-    print("| instances | replies/s | ratio | replies per CPU-second | ratio | p50 / p99 ms | failed |\n|--:|--:|--:|--:|--:|--:|--:|")
+    print("| instances | replies/s | ratio | replies per CPU-second | ratio | p50 / p99 ms | failed |")
+    print("|--:|--:|--:|--:|--:|--:|--:|")
     for row in results["throughput"]:
-        print(f"| {row['instances']} | {row['replies_per_s']:.1f} | {row['replies_per_s'] / one['replies_per_s']:.2f}x | "
-              f"{row['replies_per_cpu_s']:.1f} | {row['replies_per_cpu_s'] / max(one['replies_per_cpu_s'], 1e-9):.2f}x | "
-              f"{row['p50_ms']:.0f} / {row['p99_ms']:.0f} | {row['failed']} |")
+        speed = row["replies_per_s"] / max(one["replies_per_s"], 1e-9)
+        efficiency = row["replies_per_cpu_s"] / max(one["replies_per_cpu_s"], 1e-9)
+        print(f"| {row['instances']} | {row['replies_per_s']:.1f} | {speed:.2f}x | {row['replies_per_cpu_s']:.1f} | "
+              f"{efficiency:.2f}x | {row['p50_ms']:.0f} / {row['p99_ms']:.0f} | {row['failed']} |")
     print(f"\n### Faults under load ({args.duration} s wrk -t2 -c8, GET /speak half cached, half new)\n")
-    print("| run | requests | non-2xx | connect | read | timeout | p99 ms |\n|---|--:|--:|--:|--:|--:|--:|")
+    print("| run | requests | non-2xx | connect | read (cut) | timeout | p99 ms |\n|---|--:|--:|--:|--:|--:|--:|")
     for name, r in results["faults"].items():
-        print(f"| {name} | {r['requests']} | {r['non2xx']} | {r['connect']} | {r['read']} | {r['timeout']} | {r['p99_ms']:.0f} |")
+        print(f"| {name} | {r['requests']} | {r['non2xx']} | {r['connect']} | {r['read']} | {r['timeout']} "
+              f"| {r['p99_ms']:.0f} |")
     print(f"\n### Rate limit, one token at 10x its limit (20/s) for {args.limit_seconds} s\n")
-    print("| path | sent | admitted | 429 | other | admitted / one token's allowance |\n|---|--:|--:|--:|--:|--:|")
+    print("| path | sent | admitted | 429 | other | seconds | one token's allowance | admitted / allowance |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|")
     for r in results["rate_limit"]:
-        print(f"| {r['path']} | {r['sent']} | {r['admitted']} | {r['429']} | {r['other'] or 0} | {r['admitted_per_allowance']:.2f}x |")
-
+        print(f"| {r['path']} | {r['sent']} | {r['admitted']} | {r['429']} | {r['other'] or 0} | {r['seconds']:.1f} "
+              f"| {r['allowance']:.0f} | {r['admitted_per_allowance']:.2f}x |")
 
 if __name__ == "__main__":
     with contextlib.suppress(KeyboardInterrupt):
