@@ -30,18 +30,49 @@ struct ScaleOutTests {
         #expect(try ReplyCache.storedReply(at: entry) == first.body)
 
         let spoken = try curl(
-            ["-H", "Authorization: Bearer \(cluster.alice)", "-d", #"{"text":"Posted through the balancer."}"#, "\(cluster.url)/api/speak"])
+            [
+                "-H", "Authorization: Bearer \(cluster.alice)", "-d", #"{"text":"Posted through the balancer."}"#,
+                "\(cluster.url)/api/speak",
+            ])
         #expect(spoken.status == 200)
         #expect(spoken.headers["content-type"] == "audio/mpeg")
         #expect(try PCMBuffer(audio: spoken.body).duration > 0.5)
-        let played = try curl(["-H", "Authorization: Bearer \(cluster.alice)", "-d", #"{"text":"Hi"}"#, "\(cluster.url)/play"])
+        let played = try curl([
+            "-H", "Authorization: Bearer \(cluster.alice)", "-d", #"{"text":"Hi"}"#, "\(cluster.url)/play",
+        ])
         #expect(played.status == 403)
         #expect(played.errorMessage?.contains("call that instance") == true)
         let oversized = try curl(
-            ["-H", "Authorization: Bearer \(cluster.alice)", "-H", "Content-Type: application/json", "--data-binary", "@-", "\(cluster.url)/api/speak"],
+            [
+                "-H", "Authorization: Bearer \(cluster.alice)", "-H", "Content-Type: application/json", "--data-binary",
+                "@-", "\(cluster.url)/api/speak",
+            ],
             input: Data(("{\"text\":\"" + String(repeating: "a", count: 70_000) + "\"}").utf8))
         #expect(oversized.status == 413)
         #expect(oversized.json?["error"] != nil)
+    }
+
+    @Test("uploads go through nginx to an instance: note.m4a is transcribed, 24 MiB reaches speak, 26 MiB is a 413")
+    func uploads() throws {
+        let cluster = try Cluster()
+        func upload(_ file: URL, type: String, fields: [String] = []) throws -> HTTPReply {
+            try curl(
+                ["-H", "Authorization: Bearer \(cluster.alice)"] + fields.flatMap { ["-F", $0] }
+                    + ["-F", "file=@\(file.path);type=\(type);filename=\(file.lastPathComponent)", "\(cluster.url)/api/transcribe"])
+        }
+        let note = Cluster.sample.deletingLastPathComponent().appendingPathComponent("yes.m4a")
+        let heard = try upload(note, type: "audio/mp4", fields: ["language=en", "expect=yes please do that|no|cancel"])
+        #expect(heard.status == 200, "\(heard.text)")
+        #expect(heard.json?["text"] as? String == "yes please do that")
+        // Under nginx's limit and speak's (both 25 MiB): speak itself reads it, and says it is not audio.
+        let large = cluster.directory.appendingPathComponent("large.bin")
+        try Data(repeating: 0x55, count: 24 << 20).write(to: large)
+        let notAudio = try upload(large, type: "application/octet-stream")
+        #expect(notAudio.status == 415, "\(notAudio.text.prefix(300))")
+        try Data(repeating: 0x55, count: 26 << 20).write(to: large)
+        let tooLarge = try upload(large, type: "application/octet-stream")
+        #expect(tooLarge.status == 413)
+        #expect(tooLarge.json?["error"] != nil, "\(tooLarge.text.prefix(300))")
     }
 
     @Test("two tokens never see each other's cached reply, and a wrong token never gets a cached 200")
@@ -77,7 +108,9 @@ struct ScaleOutTests {
         // cannot be (its status and first bytes have reached the client): it ends without its last
         // chunk, which the client sees as an incomplete reply, never as a whole one.
         let cut = outcome.failures.filter { $0.hasPrefix("IncompleteRead") }
-        #expect(cut.count == outcome.failures.count, "failures other than cut replies: \(outcome.failures.prefix(5)); nginx: \(cluster.nginxLog.suffix(4000))")
+        #expect(
+            cut.count == outcome.failures.count,
+            "failures other than cut replies: \(outcome.failures.prefix(5)); nginx: \(cluster.nginxLog.suffix(4000))")
         #expect(cut.count <= Load.threads, "more replies cut than were in flight: \(cut)")
         #expect(outcome.uncached > 30 && outcome.cached > 30)
         // nginx kept no cut reply: asked again, each is whole.
@@ -102,11 +135,14 @@ struct ScaleOutTests {
             try load.waitForReplies(atLeast: load.replies + 20)
         }
         let outcome = try load.finish()
-        #expect(outcome.failures.isEmpty, "\(outcome.failures.count) failed: \(outcome.failures.prefix(5)); nginx: \(cluster.nginxLog.suffix(4000))")
+        #expect(
+            outcome.failures.isEmpty,
+            "\(outcome.failures.count) failed: \(outcome.failures.prefix(5)); nginx: \(cluster.nginxLog.suffix(4000))")
         #expect(outcome.uncached > 30 && outcome.cached > 30)
     }
 
-    @Test("one token sending far past its limit through nginx is admitted at the configured rate, not once per instance")
+    @Test(
+        "one token sending far past its limit through nginx is admitted at the configured rate, not once per instance")
     func rateLimitAcrossInstances() throws {
         // As shipped: nginx 120 a minute with bursts of 30; each instance the same (speak's default).
         let cluster = try Cluster()
@@ -134,7 +170,8 @@ struct ScaleOutTests {
                               "retry_after": sorted(retry_after), "codes": sorted(codes)}))
             """
         let sent = 150
-        let result = try Subprocess.run("/usr/bin/env", ["python3", "-c", script, String(cluster.port), cluster.alice, String(sent)])
+        let result = try Subprocess.run(
+            "/usr/bin/env", ["python3", "-c", script, String(cluster.port), cluster.alice, String(sent)])
         #expect(result.status == 0, "\(result.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let statuses = try #require(report["statuses"] as? [String: Int])
@@ -143,7 +180,9 @@ struct ScaleOutTests {
         // nginx's bucket: the burst at once, then 2 a second (one more for a request in flight).
         let allowed = 31 + Int((2 * seconds).rounded(.up)) + 1
         #expect(Set(statuses.keys) == ["200", "429"], "\(statuses)")
-        #expect(admitted >= 30 && admitted <= allowed, "\(admitted) of \(sent) admitted in \(seconds) s; at most \(allowed)")
+        #expect(
+            admitted >= 30 && admitted <= allowed, "\(admitted) of \(sent) admitted in \(seconds) s; at most \(allowed)"
+        )
         // Per instance alone, three instances would admit three bursts: the run must tell them apart.
         #expect(allowed < 3 * 30, "the run took \(seconds) s, too long to tell one limit from three")
         #expect(report["retry_after"] as? [String] == ["1"])
@@ -169,8 +208,11 @@ struct ScaleOutTests {
             DispatchQueue.concurrentPerform(iterations: urls.count) { index in
                 do {
                     let reply = try curl(
-                        ["-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json", "--data-binary", "@-",
-                         "\(urls[index])/api/speak"], input: body)
+                        [
+                            "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
+                            "--data-binary", "@-",
+                            "\(urls[index])/api/speak",
+                        ], input: body)
                     replies.withLock { $0[index] = reply }
                 } catch {
                     failures.withLock { $0.append("\(error)") }
@@ -184,7 +226,10 @@ struct ScaleOutTests {
             let stored = entries.filter { $0.hasSuffix(".reply") }
             #expect(!entries.contains { $0.hasPrefix(".tmp-") }, "\(entries)")
             let expected = try #require(bodies.first?.body)
-            #expect(try stored.contains { try ReplyCache.storedReply(at: cluster.cacheDirectory.appendingPathComponent($0)) == expected })
+            #expect(
+                try stored.contains {
+                    try ReplyCache.storedReply(at: cluster.cacheDirectory.appendingPathComponent($0)) == expected
+                })
             overlapped = max(overlapped, watcher.mostWritersAtOnce)
         }
         let seen = watcher.stop()
@@ -210,7 +255,8 @@ final class Cluster {
     static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Samples/nginx.conf").standardizedFileURL
 
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("speak-scale-\(UUID().uuidString.prefix(8))")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "speak-scale-\(UUID().uuidString.prefix(8))")
     let alice = "alice-\(UUID().uuidString)"
     let bob = "bob-\(UUID().uuidString)"
     /// The orchestrator's token for `/ready`, so probes are not charged to a client's limit.
@@ -254,7 +300,8 @@ final class Cluster {
     func waitUntilBalanced(to index: Int) throws {
         let port = ":\(instances[index].port)"
         try poll("nginx to send requests to instance \(index) again") {
-            let text = "Which instance answers \(UUID().uuidString)?".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let text = "Which instance answers \(UUID().uuidString)?".addingPercentEncoding(
+                withAllowedCharacters: .alphanumerics)!
             return try self.get("/speak?text=\(text)", token: self.probe).headers["x-upstream"]?.hasSuffix(port) == true
         }
     }
@@ -273,7 +320,9 @@ final class Cluster {
             guard sample.contains(old) else { throw TestFailure("Samples/nginx.conf no longer has '\(old)'") }
             sample = sample.replacingOccurrences(of: old, with: new)
         }
-        for (index, instance) in instances.enumerated() { try replace("127.0.0.1:\(8081 + index) ", "127.0.0.1:\(instance.port) ") }
+        for (index, instance) in instances.enumerated() {
+            try replace("127.0.0.1:\(8081 + index) ", "127.0.0.1:\(instance.port) ")
+        }
         try replace("listen 8080;", "listen 127.0.0.1:\(port);")
         try replace(
             "add_header X-Cache-Status $upstream_cache_status always;",
@@ -303,7 +352,8 @@ final class Cluster {
         let configuration = directory.appendingPathComponent("nginx.conf")
         try Data(main.utf8).write(to: configuration)
         nginx = try Subprocess(
-            "/usr/sbin/nginx", ["-p", directory.path, "-c", configuration.path, "-e", directory.path + "/nginx-error.log"])
+            "/usr/sbin/nginx",
+            ["-p", directory.path, "-c", configuration.path, "-e", directory.path + "/nginx-error.log"])
         do {
             try poll("nginx on port \(port)") { (try? self.get("/health", token: nil))?.status == 200 }
         } catch {
@@ -329,8 +379,11 @@ final class Instance {
         let limit = cluster.rateLimit == .unlimited ? ["--rate-limit", "1000000"] : []
         // One worker each: three instances on a machine of two cores.
         process = try Speak.start(
-            ["serve", "--port", String(port), "--tokens", cluster.tokensFile.path, "--cache-dir", cluster.cacheDirectory.path,
-             "--workers", "1", "--threads", "2"] + limit)
+            [
+                "serve", "--port", String(port), "--tokens", cluster.tokensFile.path, "--cache-dir",
+                cluster.cacheDirectory.path,
+                "--workers", "1", "--threads", "2",
+            ] + limit)
     }
 
     /// What an orchestrator does before sending traffic: wait for `/ready`.
@@ -392,7 +445,9 @@ final class Load {
             while not os.path.exists(stop):
                 sent += 1
                 kind = "cached" if sent % 2 == 0 else "uncached"
-                text = "The same reply for everyone." if kind == "cached" else f"A new reply, {number} {sent} {os.getpid()}."
+                text = f"A new reply, {number} {sent} {os.getpid()}."
+                if kind == "cached":
+                    text = "The same reply for everyone."
                 path = "/speak?" + urllib.parse.urlencode({"text": text})
                 try:
                     if connection is None:
@@ -444,24 +499,33 @@ final class Load {
         stopFile = cluster.directory.appendingPathComponent("load-stop")
         progressFile = cluster.directory.appendingPathComponent("load-progress")
         process = try Subprocess(
-            "/usr/bin/env", ["python3", "-c", Self.script, String(cluster.port), token, String(threads), stopFile.path, progressFile.path])
+            "/usr/bin/env",
+            [
+                "python3", "-c", Self.script, String(cluster.port), token, String(threads), stopFile.path,
+                progressFile.path,
+            ])
     }
 
     /// Good replies so far.
     var replies: Int { Int((try? String(contentsOf: progressFile, encoding: .utf8)) ?? "") ?? 0 }
 
     func waitForReplies(atLeast count: Int) throws {
-        try poll("\(count) replies under load (nginx: \(cluster.nginxLog.suffix(500)))", seconds: 60) { self.replies >= count }
+        try poll("\(count) replies under load (nginx: \(cluster.nginxLog.suffix(500)))", seconds: 60) {
+            self.replies >= count
+        }
     }
 
     func finish() throws -> Outcome {
         try Data().write(to: stopFile)
         let result = process.wait()
-        guard result.status == 0, let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+        guard result.status == 0,
+            let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        else {
             throw TestFailure("the load client failed: \(result.stderr)")
         }
         return Outcome(
-            failures: report["failures"] as? [String] ?? ["no report"], failedPaths: report["failed_paths"] as? [String] ?? [], cached: report["cached"] as? Int ?? 0,
+            failures: report["failures"] as? [String] ?? ["no report"],
+            failedPaths: report["failed_paths"] as? [String] ?? [], cached: report["cached"] as? Int ?? 0,
             uncached: report["uncached"] as? Int ?? 0)
     }
 }
