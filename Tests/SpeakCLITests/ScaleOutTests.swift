@@ -58,7 +58,10 @@ struct ScaleOutTests {
         func upload(_ file: URL, type: String, fields: [String] = []) throws -> HTTPReply {
             try curl(
                 ["-H", "Authorization: Bearer \(cluster.alice)"] + fields.flatMap { ["-F", $0] }
-                    + ["-F", "file=@\(file.path);type=\(type);filename=\(file.lastPathComponent)", "\(cluster.url)/api/transcribe"])
+                    + [
+                        "-F", "file=@\(file.path);type=\(type);filename=\(file.lastPathComponent)",
+                        "\(cluster.url)/api/transcribe",
+                    ])
         }
         let note = Cluster.sample.deletingLastPathComponent().appendingPathComponent("yes.m4a")
         let heard = try upload(note, type: "audio/mp4", fields: ["language=en", "expect=yes please do that|no|cancel"])
