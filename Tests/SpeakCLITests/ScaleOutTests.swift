@@ -1,0 +1,587 @@
+import Foundation
+import SpeakKit
+import Synchronization
+import Testing
+
+/// Three `speak serve` instances behind nginx running `Samples/nginx.conf` (issue 12): caching per
+/// token, retries past a killed or restarting instance, one rate limit across instances.
+@Suite("Scale-out: instances behind nginx, one cache directory", .serialized)
+struct ScaleOutTests {
+    @Test("GET /speak through nginx: a miss streams from an instance, a repeat is nginx's hit, If-None-Match a 304")
+    func cachedAndUncached() throws {
+        let cluster = try Cluster()
+        let path = "/speak?text=Through%20the%20balancer.&voice=default"
+        let first = try cluster.get(path, token: cluster.alice)
+        #expect(first.status == 200)
+        #expect(first.headers["content-type"] == "audio/mpeg")
+        #expect(first.headers["x-cache-status"] == "MISS")
+        #expect(try PCMBuffer(audio: first.body).duration > 0.5)
+        let second = try cluster.get(path, token: cluster.alice)
+        #expect(second.status == 200)
+        #expect(second.headers["x-cache-status"] == "HIT")
+        #expect(second.body == first.body)
+        let etag = try #require(first.headers["etag"])
+        #expect(second.headers["etag"] == etag)
+        let revalidated = try cluster.get(path, token: cluster.alice, headers: ["If-None-Match: \(etag)"])
+        #expect(revalidated.status == 304)
+        #expect(revalidated.body.isEmpty)
+        // The instances' shared cache holds the same reply, whole.
+        let entry = cluster.cacheDirectory.appendingPathComponent(String(etag.dropFirst().dropLast()) + ".reply")
+        #expect(try ReplyCache.storedReply(at: entry) == first.body)
+
+        let spoken = try curl(
+            [
+                "-H", "Authorization: Bearer \(cluster.alice)", "-d", #"{"text":"Posted through the balancer."}"#,
+                "\(cluster.url)/api/speak",
+            ])
+        #expect(spoken.status == 200)
+        #expect(spoken.headers["content-type"] == "audio/mpeg")
+        #expect(try PCMBuffer(audio: spoken.body).duration > 0.5)
+        let played = try curl([
+            "-H", "Authorization: Bearer \(cluster.alice)", "-d", #"{"text":"Hi"}"#, "\(cluster.url)/play",
+        ])
+        #expect(played.status == 403)
+        #expect(played.errorMessage?.contains("call that instance") == true)
+        let oversized = try curl(
+            [
+                "-H", "Authorization: Bearer \(cluster.alice)", "-H", "Content-Type: application/json", "--data-binary",
+                "@-", "\(cluster.url)/api/speak",
+            ],
+            input: Data(("{\"text\":\"" + String(repeating: "a", count: 70_000) + "\"}").utf8))
+        #expect(oversized.status == 413)
+        #expect(oversized.json?["error"] != nil)
+    }
+
+    @Test("uploads go through nginx to an instance: note.m4a is transcribed, 24 MiB reaches speak, 26 MiB is a 413")
+    func uploads() throws {
+        let cluster = try Cluster()
+        func upload(_ file: URL, type: String, fields: [String] = []) throws -> HTTPReply {
+            try curl(
+                ["-H", "Authorization: Bearer \(cluster.alice)"] + fields.flatMap { ["-F", $0] }
+                    + [
+                        "-F", "file=@\(file.path);type=\(type);filename=\(file.lastPathComponent)",
+                        "\(cluster.url)/api/transcribe",
+                    ])
+        }
+        let note = Cluster.sample.deletingLastPathComponent().appendingPathComponent("yes.m4a")
+        let heard = try upload(note, type: "audio/mp4", fields: ["language=en", "expect=yes please do that|no|cancel"])
+        #expect(heard.status == 200, "\(heard.text)")
+        #expect(heard.json?["text"] as? String == "yes please do that")
+        // Under nginx's limit and speak's (both 25 MiB): speak itself reads it, and says it is not audio.
+        let large = cluster.directory.appendingPathComponent("large.bin")
+        try Data(repeating: 0x55, count: 24 << 20).write(to: large)
+        let notAudio = try upload(large, type: "application/octet-stream")
+        #expect(notAudio.status == 415, "\(notAudio.text.prefix(300))")
+        try Data(repeating: 0x55, count: 26 << 20).write(to: large)
+        let tooLarge = try upload(large, type: "application/octet-stream")
+        #expect(tooLarge.status == 413)
+        #expect(tooLarge.json?["error"] != nil, "\(tooLarge.text.prefix(300))")
+    }
+
+    @Test("two tokens never see each other's cached reply, and a wrong token never gets a cached 200")
+    func cachePerToken() throws {
+        let cluster = try Cluster()
+        let path = "/speak?text=Only%20for%20the%20one%20who%20asked.&voice=default"
+        #expect(try cluster.get(path, token: cluster.alice).headers["x-cache-status"] == "MISS")
+        #expect(try cluster.get(path, token: cluster.alice).headers["x-cache-status"] == "HIT")
+        // Bob's first request is not served from Alice's entry (speak answers it from its own cache).
+        let bob = try cluster.get(path, token: cluster.bob)
+        #expect(bob.status == 200)
+        #expect(bob.headers["x-cache-status"] == "MISS")
+        #expect(try cluster.get(path, token: cluster.bob).headers["x-cache-status"] == "HIT")
+        for _ in 0..<2 {
+            for token in ["wrong-token", nil] {
+                let refused = try cluster.get(path, token: token)
+                #expect(refused.status == 401, "\(token ?? "no token")")
+                #expect(refused.headers["x-cache-status"] != "HIT")
+                #expect(refused.headers["content-type"] != "audio/mpeg")
+            }
+        }
+    }
+
+    @Test("kill -9 of one instance under a load of cached and uncached GETs: only replies it was sending are cut")
+    func killedInstance() throws {
+        let cluster = try Cluster(rateLimit: .unlimited)
+        let load = try Load(cluster: cluster, token: cluster.alice)
+        try load.waitForReplies(atLeast: 40)
+        cluster.instances[1].kill()
+        try load.waitForReplies(atLeast: load.replies + 60)
+        let outcome = try load.finish()
+        // A request not yet answered is retried on another instance. A reply already streaming
+        // cannot be (its status and first bytes have reached the client): it ends without its last
+        // chunk, which the client sees as an incomplete reply, never as a whole one.
+        let cut = outcome.failures.filter { $0.hasPrefix("IncompleteRead") }
+        #expect(
+            cut.count == outcome.failures.count,
+            "failures other than cut replies: \(outcome.failures.prefix(5)); nginx: \(cluster.nginxLog.suffix(4000))")
+        #expect(cut.count <= Load.threads, "more replies cut than were in flight: \(cut)")
+        #expect(outcome.uncached > 30 && outcome.cached > 30)
+        // nginx kept no cut reply: asked again, each is whole.
+        for path in outcome.failedPaths {
+            let again = try cluster.get(path, token: cluster.alice)
+            #expect(again.status == 200 && again.headers["x-cache-status"] == "MISS")
+            #expect(try PCMBuffer(audio: again.body).duration > 0.5)
+        }
+    }
+
+    @Test("a rolling restart under load (SIGTERM, start again, wait for /ready, next): no request fails")
+    func rollingRestart() throws {
+        let cluster = try Cluster(rateLimit: .unlimited)
+        let load = try Load(cluster: cluster, token: cluster.alice)
+        try load.waitForReplies(atLeast: 40)
+        for index in cluster.instances.indices {
+            let stopped = cluster.instances[index].stop()
+            #expect(stopped.status == 0, "instance \(index): \(stopped.stderr)")
+            try cluster.restart(index)
+            // nginx keeps an instance it saw fail out for fail_timeout: wait until it is back.
+            try cluster.waitUntilBalanced(to: index)
+            try load.waitForReplies(atLeast: load.replies + 20)
+        }
+        let outcome = try load.finish()
+        #expect(
+            outcome.failures.isEmpty,
+            "\(outcome.failures.count) failed: \(outcome.failures.prefix(5)); nginx: \(cluster.nginxLog.suffix(4000))")
+        #expect(outcome.uncached > 30 && outcome.cached > 30)
+    }
+
+    @Test(
+        "one token sending far past its limit through nginx is admitted at the configured rate, not once per instance")
+    func rateLimitAcrossInstances() throws {
+        // As shipped: nginx 120 a minute with bursts of 30; each instance the same (speak's default).
+        let cluster = try Cluster()
+        let script = """
+            import http.client, json, sys, threading, time, urllib.parse
+            port, token, total = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+            statuses, retry_after, codes, lock = {}, set(), set(), threading.Lock()
+            def send(n):
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                for i in range(n, total, 4):
+                    query = urllib.parse.urlencode({"text": f"Limited reply number {i}."})
+                    connection.request("GET", "/speak?" + query, headers={"Authorization": "Bearer " + token})
+                    response = connection.getresponse()
+                    body = response.read()
+                    with lock:
+                        statuses[response.status] = statuses.get(response.status, 0) + 1
+                        if response.status == 429:
+                            retry_after.add(response.getheader("Retry-After"))
+                            codes.add(json.loads(body)["error"]["code"])
+            start = time.monotonic()
+            threads = [threading.Thread(target=send, args=(n,)) for n in range(4)]
+            [thread.start() for thread in threads]
+            [thread.join() for thread in threads]
+            print(json.dumps({"statuses": statuses, "seconds": time.monotonic() - start,
+                              "retry_after": sorted(retry_after), "codes": sorted(codes)}))
+            """
+        let sent = 150
+        let result = try Subprocess.run(
+            "/usr/bin/env", ["python3", "-c", script, String(cluster.port), cluster.alice, String(sent)])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let statuses = try #require(report["statuses"] as? [String: Int])
+        let seconds = try #require(report["seconds"] as? Double)
+        let admitted = statuses["200"] ?? 0
+        // nginx's bucket: the burst at once, then 2 a second (one more for a request in flight).
+        let allowed = 31 + Int((2 * seconds).rounded(.up)) + 1
+        #expect(Set(statuses.keys) == ["200", "429"], "\(statuses)")
+        #expect(
+            admitted >= 30 && admitted <= allowed, "\(admitted) of \(sent) admitted in \(seconds) s; at most \(allowed)"
+        )
+        // Per instance alone, three instances would admit three bursts: the run must tell them apart.
+        #expect(allowed < 3 * 30, "the run took \(seconds) s, too long to tell one limit from three")
+        #expect(report["retry_after"] as? [String] == ["1"])
+        #expect(report["codes"] as? [String] == ["rate_limit_exceeded"])
+    }
+
+    /// Several `speak serve` processes on one cache directory: every reader sees either nothing
+    /// or a whole entry, never a torn or mixed one.
+    @Test("three instances writing the same keys at once leave only whole, verified entries")
+    func concurrentWriters() throws {
+        let cluster = try Cluster(withNginx: false, rateLimit: .unlimited)
+        let watcher = CacheWatcher(directory: cluster.cacheDirectory)
+        watcher.start()
+        var overlapped = 0
+        for round in 0..<2 {
+            // A long text takes the workers a while, so the three writes overlap.
+            let words = (0..<120).map { "word\(($0 * 7 + round * 13) % 97)" }.joined(separator: " ")
+            let body = try JSONSerialization.data(withJSONObject: ["text": "Round \(round). " + words])
+            let replies = Mutex<[Int: HTTPReply]>([:])
+            let failures = Mutex<[String]>([])
+            let urls = cluster.instances.map(\.url)
+            let token = cluster.alice
+            DispatchQueue.concurrentPerform(iterations: urls.count) { index in
+                do {
+                    let reply = try curl(
+                        [
+                            "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
+                            "--data-binary", "@-",
+                            "\(urls[index])/api/speak",
+                        ], input: body)
+                    replies.withLock { $0[index] = reply }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 }.isEmpty)
+            let bodies = replies.withLock { $0.values.map { $0 } }
+            #expect(bodies.count == 3 && bodies.allSatisfy { $0.status == 200 })
+            #expect(Set(bodies.map(\.body)).count == 1, "the instances made different bytes")
+            let entries = try FileManager.default.contentsOfDirectory(atPath: cluster.cacheDirectory.path)
+            let stored = entries.filter { $0.hasSuffix(".reply") }
+            #expect(!entries.contains { $0.hasPrefix(".tmp-") }, "\(entries)")
+            let expected = try #require(bodies.first?.body)
+            #expect(
+                try stored.contains {
+                    try ReplyCache.storedReply(at: cluster.cacheDirectory.appendingPathComponent($0)) == expected
+                })
+            overlapped = max(overlapped, watcher.mostWritersAtOnce)
+        }
+        let seen = watcher.stop()
+        #expect(seen.torn.isEmpty, "torn or mixed entries read: \(seen.torn.prefix(3))")
+        #expect(seen.verified > 0)
+        // Else the writes never overlapped and nothing was shown.
+        #expect(overlapped >= 2, "at most \(overlapped) writer(s) of one key were seen at once")
+    }
+}
+
+// MARK: - The cluster
+
+/// `speak serve` instances on free loopback ports sharing one tokens file and one cache directory,
+/// and (unless told not to) nginx in front of them with `Samples/nginx.conf`.
+final class Cluster {
+    enum RateLimit {
+        /// As shipped: nginx's 120 a minute with bursts of 30, and speak's own default, the same.
+        case shipped
+        /// Neither limits: load tests.
+        case unlimited
+    }
+
+    static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Samples/nginx.conf").standardizedFileURL
+
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "speak-scale-\(UUID().uuidString.prefix(8))")
+    let alice = "alice-\(UUID().uuidString)"
+    let bob = "bob-\(UUID().uuidString)"
+    /// The orchestrator's token for `/ready`, so probes are not charged to a client's limit.
+    let probe = "probe-\(UUID().uuidString)"
+    let rateLimit: RateLimit
+    var instances: [Instance] = []
+    private(set) var nginx: Subprocess?
+    private(set) var port = 0
+    var url: String { "http://127.0.0.1:\(port)" }
+    var cacheDirectory: URL { directory.appendingPathComponent("cache") }
+    var tokensFile: URL { directory.appendingPathComponent("tokens") }
+
+    init(instances count: Int = 3, withNginx: Bool = true, rateLimit: RateLimit = .shipped) throws {
+        self.rateLimit = rateLimit
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var tokens = ""
+        for (token, name) in [(alice, "alice"), (bob, "bob"), (probe, "probe")] {
+            tokens += try Speak.run(["serve", "--hash-token", token, "--name", name]).stdout
+        }
+        try Data(tokens.utf8).write(to: tokensFile)
+        for _ in 0..<count { instances.append(try Instance(port: try RunningServer.freePort(), cluster: self)) }
+        for instance in instances { try instance.waitUntilReady(probe: probe) }
+        if withNginx { try startNginx() }
+    }
+
+    deinit {
+        nginx?.send(SIGTERM)
+        _ = nginx?.wait()
+        for instance in instances { instance.kill() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// SIGTERMs are the caller's; this starts instance `index` again on its port and waits for `/ready`.
+    func restart(_ index: Int) throws {
+        instances[index] = try Instance(port: instances[index].port, cluster: self)
+        try instances[index].waitUntilReady(probe: probe)
+    }
+
+    /// Until nginx sends a new reply to instance `index` (the test's nginx names the instance that
+    /// answered in `X-Upstream`).
+    func waitUntilBalanced(to index: Int) throws {
+        let port = ":\(instances[index].port)"
+        try poll("nginx to send requests to instance \(index) again") {
+            let text = "Which instance answers \(UUID().uuidString)?".addingPercentEncoding(
+                withAllowedCharacters: .alphanumerics)!
+            return try self.get("/speak?text=\(text)", token: self.probe).headers["x-upstream"]?.hasSuffix(port) == true
+        }
+    }
+
+    func get(_ path: String, token: String?, headers: [String] = []) throws -> HTTPReply {
+        let authorization = token.map { ["-H", "Authorization: Bearer \($0)"] } ?? []
+        return try curl(authorization + headers.flatMap { ["-H", $0] } + ["\(url)\(path)"])
+    }
+
+    /// The sample with this cluster's ports and directories; nginx runs in the foreground with its
+    /// own prefix, pid file, logs and temp paths.
+    private func startNginx() throws {
+        port = try RunningServer.freePort()
+        var sample = try String(contentsOf: Self.sample, encoding: .utf8)
+        func replace(_ old: String, _ new: String) throws {
+            guard sample.contains(old) else { throw TestFailure("Samples/nginx.conf no longer has '\(old)'") }
+            sample = sample.replacingOccurrences(of: old, with: new)
+        }
+        for (index, instance) in instances.enumerated() {
+            try replace("127.0.0.1:\(8081 + index) ", "127.0.0.1:\(instance.port) ")
+        }
+        try replace("listen 8080;", "listen 127.0.0.1:\(port);")
+        try replace(
+            "add_header X-Cache-Status $upstream_cache_status always;",
+            "add_header X-Cache-Status $upstream_cache_status always; add_header X-Upstream $upstream_addr always;")
+        try replace("/var/cache/nginx/speak", directory.appendingPathComponent("nginx-cache").path)
+        if rateLimit == .unlimited { try replace("rate=120r/m", "rate=100000r/s") }
+        let site = directory.appendingPathComponent("speak.conf")
+        try Data(sample.utf8).write(to: site)
+        let temp = directory.appendingPathComponent("nginx-temp").path
+        try FileManager.default.createDirectory(atPath: temp, withIntermediateDirectories: true)
+        let main = """
+            daemon off;
+            worker_processes 2;
+            pid \(directory.path)/nginx.pid;
+            error_log \(directory.path)/nginx-error.log warn;
+            events { worker_connections 1024; }
+            http {
+                access_log off;
+                client_body_temp_path \(temp)/body;
+                proxy_temp_path \(temp)/proxy;
+                fastcgi_temp_path \(temp)/fastcgi;
+                uwsgi_temp_path \(temp)/uwsgi;
+                scgi_temp_path \(temp)/scgi;
+                include \(site.path);
+            }
+            """
+        let configuration = directory.appendingPathComponent("nginx.conf")
+        try Data(main.utf8).write(to: configuration)
+        nginx = try Subprocess(
+            "/usr/sbin/nginx",
+            ["-p", directory.path, "-c", configuration.path, "-e", directory.path + "/nginx-error.log"])
+        do {
+            try poll("nginx on port \(port)") { (try? self.get("/health", token: nil))?.status == 200 }
+        } catch {
+            throw TestFailure("\(error); its log: \(nginxLog)")
+        }
+    }
+
+    /// nginx's error log, less its repeats of "no live upstreams" (the causes come before them).
+    var nginxLog: String {
+        let log = (try? String(contentsOfFile: directory.path + "/nginx-error.log", encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").filter { !$0.contains("no live upstreams") }.joined(separator: "\n")
+    }
+}
+
+/// One `speak serve` of a cluster.
+final class Instance {
+    let port: Int
+    let process: Subprocess
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    init(port: Int, cluster: Cluster) throws {
+        self.port = port
+        let limit = cluster.rateLimit == .unlimited ? ["--rate-limit", "1000000"] : []
+        // One worker each: three instances on a machine of two cores.
+        process = try Speak.start(
+            [
+                "serve", "--port", String(port), "--tokens", cluster.tokensFile.path, "--cache-dir",
+                cluster.cacheDirectory.path,
+                "--workers", "1", "--threads", "2",
+            ] + limit)
+    }
+
+    /// What an orchestrator does before sending traffic: wait for `/ready`.
+    func waitUntilReady(probe: String) throws {
+        try poll("speak serve on port \(port) to be ready") {
+            (try? curl(["-H", "Authorization: Bearer \(probe)", "\(url)/ready"]))?.status == 200
+        }
+    }
+
+    func stop() -> Subprocess.Result {
+        process.send(SIGTERM)
+        return process.wait()
+    }
+
+    /// kill -9, and reaped (once; later calls do nothing).
+    func kill() {
+        guard !killed else { return }
+        killed = true
+        process.send(SIGKILL)
+        _ = process.wait()
+    }
+    private var killed = false
+}
+
+/// Polls `condition` every 20 ms until it holds, or fails after `seconds`.
+func poll(_ what: String, seconds: Double = 30, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return }
+        usleep(20_000)
+    }
+    throw TestFailure("timed out waiting for \(what)")
+}
+
+// MARK: - Load
+
+/// Python client threads sending GET /speak through nginx until told to stop: every other request
+/// the same (cached) text, the rest new texts (synthesised). Each reply must be a 200 whose body
+/// is a whole MP3; anything else, a cut reply or a connection error included, is a failure.
+final class Load {
+    struct Outcome {
+        var failures: [String]
+        /// The paths (with their queries) of the requests that failed.
+        var failedPaths: [String]
+        var cached: Int
+        var uncached: Int
+    }
+
+    static let script = """
+        import http.client, json, os, sys, threading, time, urllib.parse
+        port, token, threads, stop, progress = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+        lock = threading.Lock()
+        counts = {"cached": 0, "uncached": 0}
+        failures, failed_paths = [], []
+        def whole_mp3(body):
+            return len(body) > 400 and (body[:3] == b"ID3" or (body[0] == 0xFF and body[1] & 0xE0 == 0xE0))
+        def client(number):
+            connection, sent = None, 0
+            while not os.path.exists(stop):
+                sent += 1
+                kind = "cached" if sent % 2 == 0 else "uncached"
+                text = f"A new reply, {number} {sent} {os.getpid()}."
+                if kind == "cached":
+                    text = "The same reply for everyone."
+                path = "/speak?" + urllib.parse.urlencode({"text": text})
+                try:
+                    if connection is None:
+                        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                    connection.request("GET", path, headers={"Authorization": "Bearer " + token})
+                    response = connection.getresponse()
+                    body = response.read()
+                    with lock:
+                        if response.status == 200 and whole_mp3(body):
+                            counts[kind] += 1
+                        else:
+                            failures.append(f"{response.status}, {len(body)} bytes, for {text!r}: {body[:100]!r}")
+                            failed_paths.append(path)
+                    if response.will_close:
+                        connection.close()
+                        connection = None
+                except Exception as error:
+                    with lock:
+                        failures.append(f"{type(error).__name__} {error} for {text!r}")
+                        failed_paths.append(path)
+                    if connection is not None:
+                        connection.close()
+                    connection = None
+        def report():
+            while not os.path.exists(stop):
+                with lock:
+                    done = counts["cached"] + counts["uncached"]
+                with open(progress + ".new", "w") as file:
+                    file.write(str(done))
+                os.replace(progress + ".new", progress)
+                time.sleep(0.02)
+        workers = [threading.Thread(target=client, args=(n,)) for n in range(threads)]
+        for thread in workers + [threading.Thread(target=report)]:
+            thread.start()
+        for thread in workers:
+            thread.join()
+        print(json.dumps({"failures": failures, "failed_paths": failed_paths, **counts}))
+        """
+
+    private let process: Subprocess
+    private let stopFile: URL
+    private let progressFile: URL
+    private let cluster: Cluster
+
+    static let threads = 6
+
+    init(cluster: Cluster, token: String, threads: Int = Load.threads) throws {
+        self.cluster = cluster
+        stopFile = cluster.directory.appendingPathComponent("load-stop")
+        progressFile = cluster.directory.appendingPathComponent("load-progress")
+        process = try Subprocess(
+            "/usr/bin/env",
+            [
+                "python3", "-c", Self.script, String(cluster.port), token, String(threads), stopFile.path,
+                progressFile.path,
+            ])
+    }
+
+    /// Good replies so far.
+    var replies: Int { Int((try? String(contentsOf: progressFile, encoding: .utf8)) ?? "") ?? 0 }
+
+    func waitForReplies(atLeast count: Int) throws {
+        try poll("\(count) replies under load (nginx: \(cluster.nginxLog.suffix(500)))", seconds: 60) {
+            self.replies >= count
+        }
+    }
+
+    func finish() throws -> Outcome {
+        try Data().write(to: stopFile)
+        let result = process.wait()
+        guard result.status == 0,
+            let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        else {
+            throw TestFailure("the load client failed: \(result.stderr)")
+        }
+        return Outcome(
+            failures: report["failures"] as? [String] ?? ["no report"],
+            failedPaths: report["failed_paths"] as? [String] ?? [], cached: report["cached"] as? Int ?? 0,
+            uncached: report["uncached"] as? Int ?? 0)
+    }
+}
+
+// MARK: - Watching the cache directory
+
+/// Reads every entry in a cache directory over and over from its own thread while instances
+/// write, verifying each read, and counts the temp files of one key present at once.
+final class CacheWatcher: Sendable {
+    struct Seen {
+        var verified = 0
+        var torn: [String] = []
+        var mostWritersAtOnce = 0
+    }
+
+    let directory: URL
+    private let seen = Mutex(Seen())
+    private let stopped = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(directory: URL) { self.directory = directory }
+
+    var mostWritersAtOnce: Int { seen.withLock { $0.mostWritersAtOnce } }
+
+    func start() {
+        Thread.detachNewThread { [self] in
+            defer { done.signal() }
+            while !stopped.load(ordering: .relaxed) { look() }
+        }
+    }
+
+    func stop() -> Seen {
+        stopped.store(true, ordering: .relaxed)
+        done.wait()
+        return seen.withLock { $0 }
+    }
+
+    private func look() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        // ".tmp-<digest>-<uuid>": one per writer of that key.
+        var writers: [Substring: Int] = [:]
+        for name in names where name.hasPrefix(".tmp-") { writers[name.dropFirst(5).prefix(64), default: 0] += 1 }
+        for name in names where name.hasSuffix(".reply") {
+            // One read of an open file: the whole of whichever entry the name pointed to.
+            do {
+                _ = try ReplyCache.storedReply(at: directory.appendingPathComponent(name))
+                seen.withLock { $0.verified += 1 }
+            } catch let error as ReplyCacheError {
+                seen.withLock { $0.torn.append("\(name): \(error)") }
+            } catch {
+                // Gone between the listing and the read: replaced or evicted, not torn.
+            }
+        }
+        seen.withLock { $0.mostWritersAtOnce = max($0.mostWritersAtOnce, writers.values.max() ?? 0) }
+    }
+}
