@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Benchmark speak's Whisper transcription against faster-whisper and pocketsphinx_continuous.
 
-Run from the package root (one command; about 20 minutes on the 2-core machine):
+Run from the package root (one command; 39 minutes on the 2-core machine at load average 13, less when quieter):
     swift build -c release --scratch-path /tmp/bench-asr && python3 Benchmarks/transcription.py --speak /tmp/bench-asr/release/speak
+Both programs on one core (speak then runs one whisper thread), a smaller set:
+    python3 Benchmarks/transcription.py --speak /tmp/bench-asr/release/speak --threads 1 --sentences 5 \
+        --cold-every 5 --output Benchmarks/results/transcription-threads1.json
 
 It sets itself up in --cache (default ~/.cache/speak-bench), pinned, from PyPI, leaving the
 system's Python alone: faster-whisper 1.2.1 and its libraries in a --target directory, and the
@@ -16,7 +19,7 @@ voices, espeak-ng en-us and en-gb-x-rp and the Piper voice joe (`speak -v joe`),
 WAVs (resampled with PyAV) in a temp dir. Per clip, in a shuffled order, the methods in a shuffled order:
   cold: `speak transcribe --engine whisper --model M` and a Python process that loads faster-whisper
         and the model, one process per clip (on every --cold-every'th clip, the same for both);
-  warm: `speak serve --engine whisper --model M`, POST /api/transcribe over a kept-alive connection,
+  warm: `speak serve --engine whisper --model M`, POST /api/transcribe (a connection per request),
         and a Python process holding the faster-whisper model, asked over a pipe;
   pocketsphinx_continuous, free dictation (-lm), one process per clip;
 for M in tiny.en and base, both with the same decoding options (FASTER_WHISPER_OPTIONS: greedy,
