@@ -253,6 +253,15 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
 
     // MARK: One window through whisper.cpp
 
+    /// The threads one call decodes with: the cores shared among the calls running, but one on a
+    /// machine already busier than its cores. ggml's threads spin while waiting for each other, so
+    /// when one is descheduled the others burn their time: measured on 2 loaded cores, one thread
+    /// transcribed 4–5× faster than two (Benchmarks/transcription.py --threads 1).
+    static func threads(cores: Int, concurrentCalls: Int, loadAverage: Double) -> Int {
+        if loadAverage > Double(cores) { return 1 }
+        return max(1, cores / max(1, concurrentCalls))
+    }
+
     private func decode(
         _ pcm: [Float], lease: WhisperStatePool.Lease, language: String?, prompt: String,
         grammar: PhraseGrammar?, options: TranscriptionOptions, singlePass: Bool
@@ -261,8 +270,13 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         let state = lease.state
         let strategy = configuration.beamSize > 1 ? WHISPER_SAMPLING_BEAM_SEARCH : WHISPER_SAMPLING_GREEDY
         var params = whisper_full_default_params(strategy)
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        params.n_threads = Int32(configuration.threads ?? max(1, cores / max(1, lease.concurrent)))
+        var load = [0.0]
+        let loadAverage = getloadavg(&load, 1) == 1 ? load[0] : 0
+        params.n_threads = Int32(
+            configuration.threads
+                ?? Self.threads(
+                    cores: ProcessInfo.processInfo.activeProcessorCount, concurrentCalls: lease.concurrent,
+                    loadAverage: loadAverage))
         params.beam_search.beam_size = Int32(max(1, configuration.beamSize))
         params.no_context = true
         params.print_progress = false

@@ -186,3 +186,14 @@ final class ProgressLog: @unchecked Sendable {
     func add(_ value: Double) { lock.withLock { list.append(value) } }
     var values: [Double] { lock.withLock { list } }
 }
+
+@Suite("whisper threads")
+struct WhisperThreadTests {
+    @Test("threads: the cores shared among the calls, one on a machine busier than its cores")
+    func threadChoice() {
+        #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 1, loadAverage: 0.5) == 2)
+        #expect(WhisperTranscriber.threads(cores: 8, concurrentCalls: 3, loadAverage: 2) == 2)
+        #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 4, loadAverage: 0) == 1)
+        #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 1, loadAverage: 2.5) == 1)
+    }
+}
