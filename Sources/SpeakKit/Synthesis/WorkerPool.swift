@@ -252,7 +252,6 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
         }
     }
 
-
     private func spawn() throws -> Worker {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {

@@ -261,7 +261,9 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     }
 
     private static func listen(socketPath path: String) throws -> Int32 {
-        let failure = { (what: String) in HTTPServerError("cannot listen on \(path): \(what): \(String(cString: strerror(errno)))") }
+        let failure = { (what: String) in
+            HTTPServerError("cannot listen on \(path): \(what): \(String(cString: strerror(errno)))")
+        }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
@@ -279,7 +281,11 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw failure("socket") }
         let length = socklen_t(MemoryLayout<sockaddr_un>.size)
-        let bind = { withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) } } }
+        let bind = {
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) }
+            }
+        }
         if bind() != 0 && errno == EADDRINUSE {
             // Someone answering there is another server; nobody answering, a dead one's leftover.
             let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

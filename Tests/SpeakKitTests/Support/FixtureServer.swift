@@ -12,7 +12,8 @@ final class FixtureServer {
 
     init(script: String, arguments: [String]) throws {
         // Outside the test target's folder, so SwiftPM does not ask for it to be declared a resource.
-        let path = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let path = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appending(path: "Fixtures/\(script)").path
         var descriptors: [Int32] = [0, 0]
         guard pipe(&descriptors) == 0 else { throw TestFailure("pipe failed") }
