@@ -44,7 +44,8 @@ package enum ExitCode: Int32 {
             case .noPlaybackDevice(let device, let reason):
                 (
                     .unavailable,
-                    "no playback device '\(device)' (\(reason)): pick one with -a (speak -a '?' lists them), or write a file with -o reply.mp3"
+                    "no playback device '\(device)' (\(reason)): pick one with -a (speak -a '?' lists them), "
+                        + "or write a file with -o reply.mp3"
                 )
             case .permissionDenied: (.noPermission, error.description)
             case .playbackFailed: (.failure, error.description)

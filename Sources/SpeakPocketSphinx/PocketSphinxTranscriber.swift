@@ -57,7 +57,7 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
             "-samprate", String(model.sampleRate),
         ]
         var argv = arguments.map { strdup($0) }
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         guard let config = cmd_ln_parse_r(nil, ps_args(), Int32(argv.count), &argv, 1) else {
             throw PocketSphinxError(code: -1, function: "cmd_ln_parse_r", message: "invalid options \(arguments)")
         }

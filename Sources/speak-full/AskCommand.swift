@@ -70,9 +70,8 @@ enum AskCommand {
             if let expect, let checking = transcriber as? any ExpectedPhraseChecking,
                 !checking.unknownWords(in: expect).isEmpty
             {
-                throw UsageError(
-                    "--expect has words the recogniser does not know: \(checking.unknownWords(in: expect).joined(separator: ", "))"
-                )
+                let unknown = checking.unknownWords(in: expect).joined(separator: ", ")
+                throw UsageError("--expect has words the recogniser does not know: \(unknown)")
             }
             // 2. The answer.
             let answer = try RecordCommand.record(with: recording, meter: false)
@@ -90,9 +89,8 @@ enum AskCommand {
             } catch let error as TranscriptionError {
                 throw InputError(
                     code: .transcriptionFailed,
-                    message:
-                        "transcription failed\(error.isRetryable ? " (retryable)" : ""): \(error.message); the recording is kept: speak transcribe --pending retries it"
-                )
+                    message: "transcription failed\(error.isRetryable ? " (retryable)" : ""): \(error.message); "
+                        + "the recording is kept: speak transcribe --pending retries it")
             }
             try recording.spool.markDone(answer.url, keep: keep)
             guard !transcript.text.isEmpty else {

@@ -21,7 +21,8 @@ enum ServeCommand {
                speak serve --hash-token TOKEN [--name NAME]   (prints a line for the tokens file)
 
         Endpoints: GET /health, /ready, /voices, /v1/models, /speak?text=…; POST /speak, /api/speak,
-        /v1/audio/speech, /play, /api/transcribe, /v1/audio/transcriptions. All but /health need 'Authorization: Bearer TOKEN' when a tokens
+        /v1/audio/speech, /play, /api/transcribe, /v1/audio/transcriptions. All but /health need \
+        'Authorization: Bearer TOKEN' when a tokens
         file is configured. SIGHUP reloads the tokens file; SIGTERM finishes requests in flight, then exits.
 
         Wyoming: --wyoming tcp://0.0.0.0:10200 also serves Wyoming TTS and STT (Home Assistant's
@@ -111,7 +112,7 @@ enum ServeCommand {
             }
         }
         if let hashToken { return print(TokenStore.hashLine(for: hashToken, name: tokenName)) }
-        overrides.forEach { $0(&configuration) }
+        for override in overrides { override(&configuration) }
         if wyoming.address == nil && (!wyoming.httpToo || wyoming.zeroconf) {
             throw UsageError("\(wyoming.httpToo ? "--zeroconf" : "--no-http") needs --wyoming tcp://HOST:PORT")
         }

@@ -38,8 +38,8 @@ struct CommandLineTests {
     @Test("a voice file in --voices-dir or SPEAK_VOICES is listed and speaks")
     func userVoiceDirectory() throws {
         try Data(
-            #"{"name":"robo","language":"en","espeakVoice":"en","variant":"klatt","rate":120,"pitch":10,"description":"Beep boop."}"#
-                .utf8
+            (#"{"name":"robo","language":"en","espeakVoice":"en","variant":"klatt","rate":120,"pitch":10,"#
+                + #""description":"Beep boop."}"#).utf8
         )
         .write(to: scratch.appendingPathComponent("robo.json"))
         let listed = try Speak.run(["--voices-dir", scratch.path, "-v", "?"])

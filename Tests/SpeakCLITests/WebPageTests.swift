@@ -94,7 +94,10 @@ struct WebPageTests {
     }
 
     @Test(
-        "a refused upload keeps the recording, across a reload: Retry, once the token is right, transcribes it without recording again"
+        """
+        a refused upload keeps the recording, across a reload: Retry, once the token is right, \
+        transcribes it without recording again
+        """
     )
     func retry() throws {
         let server = try RunningServer(["--engine", "pocketsphinx"])

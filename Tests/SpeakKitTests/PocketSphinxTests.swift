@@ -32,7 +32,8 @@ struct PocketSphinxTests {
         let transcript = try transcriber.transcribe(audio, options: TranscriptionOptions(expectedPhrases: phrases))
         let seconds = Date().timeIntervalSince(start)
         print(
-            "pocketsphinx: \(String(format: "%.2f", audio.duration)) s of audio in \(String(format: "%.3f", seconds)) s, "
+            "pocketsphinx: \(String(format: "%.2f", audio.duration)) s of audio "
+                + "in \(String(format: "%.3f", seconds)) s, "
                 + "real-time factor \(String(format: "%.3f", seconds / max(audio.duration, 0.001))) "
                 + "(model load \(String(format: "%.2f", Self.loaded.seconds)) s): \(transcript.text.debugDescription)")
         return transcript

@@ -351,7 +351,8 @@ struct RemoteTranscriberTests {
     @Test("the configuration reads from JSON with verbose_json spelt as the API spells it")
     func configurationCoding() throws {
         let json =
-            #"{"api":"openai","url":"https://api.groq.com/openai","keyEnvironment":"GROQ_API_KEY","responseFormat":"verbose_json"}"#
+            #"{"api":"openai","url":"https://api.groq.com/openai","keyEnvironment":"GROQ_API_KEY","#
+            + #""responseFormat":"verbose_json"}"#
         let upstream = try JSONDecoder().decode(TranscriptionUpstream.self, from: Data(json.utf8))
         #expect(
             upstream

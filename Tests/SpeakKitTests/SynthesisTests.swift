@@ -19,12 +19,12 @@ struct SynthesisTests {
         var lastProgress = 0.0
         try synthesizer.synthesize(
             "First sentence. Second sentence. Third sentence, the last one.", options: options(),
-            onProgress: { lastProgress = $0 }
-        ) { samples in
-            if chunks == 0 { progressWhenFirstChunk = lastProgress }
-            chunks += 1
-            #expect(samples.count > 0)
-        }
+            onProgress: { lastProgress = $0 },
+            onSamples: { samples in
+                if chunks == 0 { progressWhenFirstChunk = lastProgress }
+                chunks += 1
+                #expect(samples.count > 0)
+            })
         #expect(chunks > 10)
         // The first chunk arrived before synthesis had got through the text.
         #expect(try #require(progressWhenFirstChunk) < 0.5)
@@ -102,8 +102,8 @@ struct SynthesisTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data(
-            #"{"name":"robo","language":"en","espeakVoice":"en","variant":"klatt","rate":120,"pitch":10,"description":"Beep."}"#
-                .utf8
+            (#"{"name":"robo","language":"en","espeakVoice":"en","variant":"klatt","rate":120,"pitch":10,"#
+                + #""description":"Beep."}"#).utf8
         )
         .write(to: directory.appendingPathComponent("robo.json"))
         try Data(

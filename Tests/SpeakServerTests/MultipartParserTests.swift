@@ -14,8 +14,8 @@ struct MultipartParserTests {
     func body(file: [UInt8]) -> [UInt8] {
         var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"language\"\r\n\r\nha\r\n".utf8)
         body += Array(
-            "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"note.m4a\"\r\nContent-Type: audio/mp4\r\n\r\n"
-                .utf8)
+            ("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"note.m4a\"\r\n"
+                + "Content-Type: audio/mp4\r\n\r\n").utf8)
         body += file
         body += Array("\r\n--\(boundary)--\r\n".utf8)
         return body

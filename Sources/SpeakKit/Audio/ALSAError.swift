@@ -38,7 +38,8 @@ func openPCM(_ name: String, _ stream: snd_pcm_stream_t, sampleRate: Int, buffer
         try ALSAError.check(snd_pcm_nonblock(pcm, 0), "snd_pcm_nonblock", device: name)
         try ALSAError.check(
             snd_pcm_set_params(
-                pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1, bufferMicroseconds),
+                pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1,
+                bufferMicroseconds),
             "snd_pcm_set_params", device: name)
     } catch {
         snd_pcm_close(pcm)

@@ -12,7 +12,9 @@ enum WebPage {
             // Only this server: no outside scripts, styles, fonts or images, and no framing.
             (
                 "Content-Security-Policy",
-                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; media-src 'self' blob:; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
+                    + "media-src 'self' blob:; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "
+                    + "form-action 'none'"
             ),
         ],
         body: .data(Data(html.utf8)))
@@ -34,10 +36,12 @@ enum WebPage {
           section { border: 1px solid var(--line); border-radius: .5rem; padding: .75rem; margin: 0 0 1rem; }
           label { display: block; font-weight: 600; margin: .5rem 0 .25rem; }
           input, select, textarea, button { font: inherit; max-width: 100%; }
-          input, select, textarea { width: 100%; padding: .45rem; border: 1px solid var(--line); border-radius: .35rem; }
+          input, select, textarea { width: 100%; padding: .45rem; border: 1px solid var(--line); \#
+        border-radius: .35rem; }
           textarea { min-height: 5.5rem; resize: vertical; }
           .row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-top: .6rem; }
-          button { padding: .5rem 1rem; border-radius: .35rem; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
+          button { padding: .5rem 1rem; border-radius: .35rem; border: 1px solid var(--accent); \#
+        background: var(--accent); color: #fff; cursor: pointer; }
           button.quiet { background: transparent; color: inherit; border-color: var(--line); }
           button:disabled { opacity: .5; cursor: default; }
           button[aria-pressed="true"] { background: var(--bad); border-color: var(--bad); }
@@ -48,7 +52,8 @@ enum WebPage {
           .error { color: var(--bad); font-weight: 600; margin: .5rem 0 0; }
           .error:empty, .status:empty { display: none; }
           .status { margin: .5rem 0 0; }
-          #transcript { display: block; white-space: pre-wrap; overflow-wrap: anywhere; margin: .6rem 0 0; padding: .5rem; min-height: 2.4rem; border-radius: .35rem; background: #8881; }
+          #transcript { display: block; white-space: pre-wrap; overflow-wrap: anywhere; margin: .6rem 0 0; \#
+        padding: .5rem; min-height: 2.4rem; border-radius: .35rem; background: #8881; }
           [hidden] { display: none !important; }
         </style>
         </head>
@@ -59,7 +64,8 @@ enum WebPage {
         <section aria-labelledby="token-heading">
           <h2 id="token-heading">Your token</h2>
           <label for="token">Token</label>
-          <input id="token" type="password" autocomplete="off" spellcheck="false" aria-describedby="token-hint token-error">
+          <input id="token" type="password" autocomplete="off" spellcheck="false" aria-describedby="token-hint \#
+        token-error">
           <p id="token-hint" class="hint">Kept in this browser only, and sent to this server with each request.</p>
           <p id="token-error" class="error" role="alert"></p>
         </section>
@@ -71,7 +77,8 @@ enum WebPage {
           <label for="text">Text</label>
           <textarea id="text" aria-describedby="text-hint">Na gode! Mun karɓi saƙonku.</textarea>
           <p id="text-hint" class="hint">Ctrl+Enter speaks.</p>
-          <div class="row"><button id="speak" type="button">Speak</button><button id="stop-speaking" type="button" class="quiet" hidden>Stop</button></div>
+          <div class="row"><button id="speak" type="button">Speak</button><button id="stop-speaking" type="button" \#
+        class="quiet" hidden>Stop</button></div>
           <audio id="player" controls aria-label="Spoken reply"></audio>
           <p id="speak-status" class="status" aria-live="polite"></p>
           <p id="speak-error" class="error" role="alert"></p>
@@ -84,13 +91,15 @@ enum WebPage {
           <div class="row">
             <button id="record" type="button" aria-pressed="false">Record</button>
             <button id="cancel" type="button" class="quiet" hidden>Cancel</button>
-            <label for="level" style="margin:0">Level</label><meter id="level" min="0" max="1" low="0.15" high="0.9" optimum="0.5" value="0">0</meter>
+            <label for="level" style="margin:0">Level</label><meter id="level" min="0" max="1" low="0.15" high="0.9" \#
+        optimum="0.5" value="0">0</meter>
             <output id="duration" aria-label="Recording length" aria-live="off">0.0 s</output>
           </div>
           <p id="record-status" class="status" aria-live="polite"></p>
           <p id="record-error" class="error" role="alert"></p>
           <div class="row" id="kept" hidden>
-            <button id="retry" type="button">Retry</button><button id="discard" type="button" class="quiet">Discard recording</button>
+            <button id="retry" type="button">Retry</button><button id="discard" type="button" class="quiet">Discard \#
+        recording</button>
           </div>
           <label for="transcript">Text heard</label>
           <output id="transcript" for="record" aria-live="polite"></output>
@@ -111,11 +120,13 @@ enum WebPage {
           try { message = (await response.json()).error.message || ""; } catch (_) {}
           switch (response.status) {
             case 401: return "Wrong token: check the token above.";
-            case 413: return what === "upload" ? "The recording is too long for the server (25 MB at most)." : "The text is too long for the server.";
+            case 413: return what === "upload" ? "The recording is too long for the server (25 MB at most)." : "The \#
+        text is too long for the server.";
             case 415: return "The server cannot read this kind of audio" + (message ? " (" + message + ")." : ".");
             case 429: {
               const wait = response.headers.get("Retry-After");
-              return "Too many requests: slow down" + (wait ? " and try again in " + wait + " s." : " and try again shortly.");
+              return "Too many requests: slow down" + (wait ? " and try again in " + wait + " s." : " and try again \#
+        shortly.");
             }
             case 502: return "The server's upstream failed: " + message;
             case 503: return "The server cannot do this right now: " + message;
@@ -129,7 +140,8 @@ enum WebPage {
           $("token-error").textContent = "";
           if (!tokenField.value.trim()) return;
           let response;
-          try { response = await fetch("voices", { headers: auth() }); } catch (_) { $("token-error").textContent = unreachable; return; }
+          try { response = await fetch("voices", { headers: auth() }); } catch (_) \#
+        { $("token-error").textContent = unreachable; return; }
           if (!response.ok) { $("token-error").textContent = await explain(response, "voices"); return; }
           const { voices } = await response.json();
           const chosen = localStorage.getItem("speak.voice") || voicePicker.value;
@@ -141,7 +153,8 @@ enum WebPage {
           }));
           if (voices.some((voice) => voice.name === chosen)) voicePicker.value = chosen;
         }
-        tokenField.addEventListener("change", () => { localStorage.setItem("speak.token", tokenField.value.trim()); loadVoices(); });
+        tokenField.addEventListener("change", () => { localStorage.setItem("speak.token", tokenField.value.trim()); \#
+        loadVoices(); });
         voicePicker.addEventListener("change", () => localStorage.setItem("speak.voice", voicePicker.value));
 
         // MARK: speaking
@@ -166,7 +179,8 @@ enum WebPage {
               headers: { ...auth(), "Content-Type": "application/json", Accept: "audio/mpeg" },
               body: JSON.stringify({ text, voice: voicePicker.value || undefined }),
             });
-            if (!response.ok) { $("speak-error").textContent = await explain(response, "speak"); $("speak-status").textContent = ""; return; }
+            if (!response.ok) { $("speak-error").textContent = await explain(response, "speak"); \#
+        $("speak-status").textContent = ""; return; }
             if (window.MediaSource && MediaSource.isTypeSupported("audio/mpeg") && response.body) {
               await playStreamed(response, controller);
             } else {
@@ -177,10 +191,12 @@ enum WebPage {
             }
             $("speak-status").textContent = "";
           } catch (error) {
-            if (error.name !== "AbortError") { $("speak-error").textContent = error.name === "TypeError" ? unreachable : "Cannot play the reply: " + error.message; }
+            if (error.name !== "AbortError") { $("speak-error").textContent = error.name === "TypeError" ? \#
+        unreachable : "Cannot play the reply: " + error.message; }
             $("speak-status").textContent = "";
           } finally {
-            if (speaking === controller) { speaking = null; $("speak").disabled = false; $("stop-speaking").hidden = true; }
+            if (speaking === controller) { speaking = null; $("speak").disabled = false; \#
+        $("stop-speaking").hidden = true; }
           }
         }
 
@@ -192,7 +208,8 @@ enum WebPage {
           const buffer = source.addSourceBuffer("audio/mpeg");
           const appended = () => new Promise((resolve, reject) => {
             buffer.addEventListener("updateend", resolve, { once: true });
-            buffer.addEventListener("error", () => reject(new Error("the browser could not decode the audio")), { once: true });
+            buffer.addEventListener("error", () => reject(new Error("the browser could not decode the audio")), \#
+        { once: true });
           });
           const reader = response.body.getReader();
           let bytes = 0, started = null;
@@ -214,8 +231,10 @@ enum WebPage {
 
         $("speak").addEventListener("click", speak);
         $("stop-speaking").addEventListener("click", () => { speaking?.abort(); player.pause(); });
-        $("text").addEventListener("keydown", (event) => { if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); speak(); } });
-        player.addEventListener("ended", () => { player.dataset.ended = String(Number(player.dataset.ended || 0) + 1); });
+        $("text").addEventListener("keydown", (event) => { if (event.key === "Enter" && (event.ctrlKey || \#
+        event.metaKey)) { event.preventDefault(); speak(); } });
+        player.addEventListener("ended", () => { player.dataset.ended = String(Number(player.dataset.ended || 0) \#
+        + 1); });
         player.addEventListener("play", () => { delete player.dataset.ended; });
 
         // MARK: recording
@@ -248,7 +267,8 @@ enum WebPage {
 
         const recordingType = () => ["audio/webm;codecs=opus", "audio/mp4", "audio/ogg;codecs=opus", "audio/webm"]
           .find((type) => window.MediaRecorder && MediaRecorder.isTypeSupported(type)) || "";
-        const extension = (type) => type.startsWith("audio/mp4") ? "m4a" : type.startsWith("audio/ogg") ? "ogg" : "webm";
+        const extension = (type) => type.startsWith("audio/mp4") ? "m4a" : type.startsWith("audio/ogg") \#
+        ? "ogg" : "webm";
 
         function show(state, message = "") {
           recordButton.textContent = state === "recording" ? "Stop" : "Record";
@@ -265,10 +285,12 @@ enum WebPage {
           show("starting", "Asking for the microphone…");
           let stream;
           try {
-            stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false, autoGainControl: false } });
+            stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: false, \#
+        noiseSuppression: false, autoGainControl: false } });
           } catch (error) {
             show("idle");
-            $("record-error").textContent = error.name === "NotAllowedError" ? "The microphone is blocked: allow it in the browser's site settings." : "No microphone: " + error.message;
+            $("record-error").textContent = error.name === "NotAllowedError" ? "The microphone is blocked: allow it \#
+        in the browser's site settings." : "No microphone: " + error.message;
             return;
           }
           const type = recordingType();
@@ -283,7 +305,8 @@ enum WebPage {
             const made = recorder.mimeType || type || "audio/webm";
             recorder = null;
             if (cancelled) { show("idle", "Recording discarded."); return; }
-            kept = { blob: new Blob(chunks, { type: made }), name: "note." + extension(made), seconds: parseFloat(durationLabel.value) };
+            kept = { blob: new Blob(chunks, { type: made }), name: "note." + extension(made), \#
+        seconds: parseFloat(durationLabel.value) };
             pending.save(kept).then(transcribe);
           });
           // Recording starts first, so the meter's setup never costs the first words.
@@ -317,15 +340,18 @@ enum WebPage {
           const controller = new AbortController();
           uploading = controller;
           try {
-            const response = await fetch("api/transcribe", { method: "POST", headers: auth(), body: form, signal: controller.signal });
-            if (!response.ok) { $("record-error").textContent = await explain(response, "upload"); show("failed", "The recording is kept: Retry sends it again."); return; }
+            const response = await fetch("api/transcribe", { method: "POST", headers: auth(), body: form, \#
+        signal: controller.signal });
+            if (!response.ok) { $("record-error").textContent = await explain(response, "upload"); show("failed", \#
+        "The recording is kept: Retry sends it again."); return; }
             const { text } = await response.json();
             $("transcript").value = text;
             kept = null;
             pending.clear();
             show("idle", text ? "" : "No speech was heard.");
           } catch (error) {
-            if (error.name === "AbortError") { show("failed", "Transcription cancelled; the recording is kept."); return; }
+            if (error.name === "AbortError") { show("failed", "Transcription cancelled; the recording is kept."); \#
+        return; }
             $("record-error").textContent = unreachable;
             show("failed", "The recording is kept: Retry sends it again.");
           } finally {
@@ -338,8 +364,10 @@ enum WebPage {
           if (recorder) { recorder.cancelled = true; recorder.stop(); } else uploading?.abort();
         });
         $("retry").addEventListener("click", transcribe);
-        $("discard").addEventListener("click", () => { kept = null; pending.clear(); $("record-error").textContent = ""; show("idle", "Recording discarded."); });
-        document.addEventListener("keydown", (event) => { if (event.key === "Escape" && !$("cancel").hidden) $("cancel").click(); });
+        $("discard").addEventListener("click", () => { kept = null; pending.clear(); \#
+        $("record-error").textContent = ""; show("idle", "Recording discarded."); });
+        document.addEventListener("keydown", (event) => { if (event.key === "Escape" && !$("cancel").hidden) \#
+        $("cancel").click(); });
 
         show("idle");
         loadVoices();

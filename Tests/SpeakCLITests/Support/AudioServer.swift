@@ -36,11 +36,13 @@ final class AudioServer {
                 "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "-n", "--log-target=stderr",
                 "--log-level=error",
                 "--load=module-native-protocol-unix",
-                "--load=module-pipe-sink file=\(fifo) sink_name=speaker format=s16le rate=\(Self.sampleRate) channels=1 use_system_clock_for_timing=yes",
+                "--load=module-pipe-sink file=\(fifo) sink_name=speaker format=s16le rate=\(Self.sampleRate) channels=1"
+                    + " use_system_clock_for_timing=yes",
             ]
                 + (withMicrophone
                     ? [
-                        "--load=module-pipe-source file=\(directory.path)/mic.fifo source_name=mic format=s16le rate=\(Microphone.sampleRate) channels=1"
+                        "--load=module-pipe-source file=\(directory.path)/mic.fifo source_name=mic format=s16le"
+                            + " rate=\(Microphone.sampleRate) channels=1"
                     ] : []),
             environment: environment)
         listener = try Listener(fifo: fifo, until: Date().addingTimeInterval(10))
@@ -180,7 +182,8 @@ final class Listener: @unchecked Sendable {
         self.descriptor = descriptor
         // The pipe's 64 KiB would hold 1.5 s that the sink renders ahead of time: keep one page.
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while fcntl(descriptor, 1031 /* F_SETPIPE_SZ */, 4096) < 0 { _ = read(descriptor, &buffer, buffer.count) }
+        // 1031 is F_SETPIPE_SZ (Linux-only, not imported).
+        while fcntl(descriptor, 1031, 4096) < 0 { _ = read(descriptor, &buffer, buffer.count) }
         _ = fcntl(descriptor, F_SETFL, 0)
         Thread.detachNewThread { [self] in readLoop() }
     }

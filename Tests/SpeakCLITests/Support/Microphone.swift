@@ -85,7 +85,7 @@ final class Microphone {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let environment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + environment).forEach { free($0) } }
+        defer { for pointer in argv + environment { free(pointer) } }
         var pid: pid_t = 0
         let error = posix_spawn(&pid, executable, &actions, nil, argv, environment)
         guard error == 0 else { throw TestFailure("cannot start \(executable): \(String(cString: strerror(error)))") }

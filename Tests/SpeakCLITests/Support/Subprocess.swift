@@ -44,7 +44,7 @@ final class Subprocess: @unchecked Sendable {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let environment =
             (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + environment).forEach { free($0) } }
+        defer { for pointer in argv + environment { free(pointer) } }
         // The child starts with no signals blocked and default handlers, as from a shell.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -58,9 +58,9 @@ final class Subprocess: @unchecked Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let error = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
-        [pipes.stdin.read, pipes.stdout.write, pipes.stderr.write].forEach { close($0) }
+        for end in [pipes.stdin.read, pipes.stdout.write, pipes.stderr.write] { close(end) }
         guard error == 0 else {
-            [pipes.stdin.write, pipes.stdout.read, pipes.stderr.read].forEach { close($0) }
+            for end in [pipes.stdin.write, pipes.stdout.read, pipes.stderr.read] { close(end) }
             throw TestFailure("cannot start \(executable): \(String(cString: strerror(error)))")
         }
         self.pid = pid
