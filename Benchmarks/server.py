@@ -54,7 +54,8 @@ def tree(pid):
                 rss = re.search(r"^VmRSS:\s+(\d+)", status, re.M)
                 ticks = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
                 cpu = (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK")
-                wait = sum(int(open(f"/proc/{entry}/task/{t}/schedstat").read().split()[1]) for t in os.listdir(f"/proc/{entry}/task")) / 1e9
+                wait = sum(int(open(f"/proc/{entry}/task/{t}/schedstat").read().split()[1])
+                           for t in os.listdir(f"/proc/{entry}/task")) / 1e9
                 found[int(entry)] = (int(rss[1]) if rss else 0, cpu, wait)
         except OSError:
             pass
@@ -63,7 +64,8 @@ def tree(pid):
 
 def cpu_used(pid, before):
     """(CPU s, CPU-wait s) of pid and each child since `before` (a tree() result), by pid."""
-    return {p: (cpu - before.get(p, (0, 0, 0))[1], wait - before.get(p, (0, 0, 0))[2]) for p, (_, cpu, wait) in tree(pid).items()}
+    return {p: (cpu - before.get(p, (0, 0, 0))[1], wait - before.get(p, (0, 0, 0))[2])
+            for p, (_, cpu, wait) in tree(pid).items()}
 
 
 def start(argv, port, log):
@@ -103,7 +105,8 @@ TOKEN = "bench-token-0123456789abcdef"
 def start_speak(args, workers, cache_dir, config, tokens=None):
     """`speak serve` on a free port with its own cache directory; open unless given a tokens file."""
     port = free_port()
-    argv = [args.speak, "serve", "--port", str(port), "--cache-dir", cache_dir, "--workers", str(workers), "--config", config]
+    argv = [args.speak, "serve", "--port", str(port), "--cache-dir", cache_dir, "--workers", str(workers),
+            "--config", config]
     if tokens:
         argv += ["--tokens", tokens]
     return start(argv, port, f"{cache_dir}.log"), port
@@ -115,13 +118,15 @@ def start_nginx(tmp, body_file, token=None):
     port = free_port()
     name = "nginx-auth" if token else "nginx"
     conf = os.path.join(tmp, f"{name}.conf")
-    temp_paths = " ".join(f"{kind}_temp_path {tmp}/{kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    temp_paths = " ".join(f"{kind}_temp_path {tmp}/{kind};"
+                          for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     auth_map = f'map $http_authorization $allowed {{ default 0; "Bearer {token}" 1; }}\n' if token else ""
     check = "if ($allowed = 0) { return 401; } " if token else ""
     with open(conf, "w") as f:
         f.write(f"worker_processes 2; pid {tmp}/{name}.pid; events {{ worker_connections 1024; }}\n"
                 f"http {{ access_log off; sendfile on; tcp_nopush on; {temp_paths}\n{auth_map}"
-                f"  server {{ listen 127.0.0.1:{port}; location = /speak {{ {check}default_type audio/mpeg; alias {body_file}; }} }} }}\n")
+                f"  server {{ listen 127.0.0.1:{port}; "
+                f"location = /speak {{ {check}default_type audio/mpeg; alias {body_file}; }} }} }}\n")
     argv = ["nginx", "-c", conf, "-p", tmp, "-e", f"{tmp}/{name}-error.log", "-g", "daemon off;"]
     return start(argv, port, f"{tmp}/{name}-stderr.log"), port
 
@@ -137,8 +142,9 @@ def wrk(args, port, sample_pid, token=None):
     sampler.start()
     try:
         header = ["-H", f"Authorization: Bearer {token}"] if token else []
-        out = subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency"] + header
-                             + [f"http://127.0.0.1:{port}{PATH}"], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency"]
+                             + header + [f"http://127.0.0.1:{port}{PATH}"],
+                             capture_output=True, text=True, check=True).stdout
         cpu = sum(c for c, _ in cpu_used(sample_pid, before).values())
     finally:
         done.set()
@@ -159,7 +165,8 @@ def cached_vs_nginx(args, tmp, config):
     os.chmod(tmp, 0o755)  # nginx workers may run as nobody
     os.chmod(body_file, 0o644)
     tokens = os.path.join(tmp, "tokens")
-    subprocess.run([args.speak, "serve", "--hash-token", TOKEN, "--name", "bench"], stdout=open(tokens, "w"), check=True)
+    subprocess.run([args.speak, "serve", "--hash-token", TOKEN, "--name", "bench"], stdout=open(tokens, "w"),
+                   check=True)
     # The same cache directory: the authenticated server serves the reply the open one made.
     servers = {"speak": (speak, speak_port), "nginx": start_nginx(tmp, body_file),
                "speak+auth": start_speak(args, 2, os.path.join(tmp, "cache-a"), config, tokens),
@@ -178,7 +185,8 @@ def cached_vs_nginx(args, tmp, config):
         with urllib.request.urlopen(request, timeout=30) as reply:
             body, cache = reply.read(), reply.headers["X-Speak-Cache"]
             if reply.status != 200 or body != expected or (name.startswith("speak") and cache != "hit"):
-                sys.exit(f"{name} answered {reply.status}, {len(body)} B (cache {cache}), not the {len(expected)} B reply")
+                sys.exit(f"{name} answered {reply.status}, {len(body)} B (cache {cache}), "
+                         f"not the {len(expected)} B reply")
     time.sleep(1)
     idle = {name: tree(proc.pid) for name, (proc, _) in servers.items()}
     rounds = {name: [] for name in servers}
@@ -186,7 +194,8 @@ def cached_vs_nginx(args, tmp, config):
         for name, (proc, port) in servers.items():
             rounds[name].append(wrk(args, port, proc.pid, TOKEN if name.endswith("+auth") else None))
     memory = {name: {"processes": len(idle[name]), "idle_rss_kb": sum(p[0] for p in idle[name].values()),
-                     "idle_rss_kb_by_process": [idle[name][pid][0] for pid in sorted(idle[name], key=lambda p: p != proc.pid)],
+                     "idle_rss_kb_by_process": [idle[name][pid][0]
+                                                for pid in sorted(idle[name], key=lambda p: p != proc.pid)],
                      "peak_rss_kb": max(r["peak_rss_kb"] for r in rounds[name])} for name, (proc, _) in servers.items()}
     [stop(proc) for proc, _ in servers.values()]
     return {"reply_bytes": len(expected), "rounds": rounds, "memory": memory,
@@ -251,7 +260,8 @@ def uncached(args, tmp, config, workers):
 def multipart(fields, file_name, data):
     """A multipart/form-data body and its Content-Type."""
     boundary = "speakbench" + "".join(random.choice("0123456789abcdef") for _ in range(16))
-    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in fields.items()]
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
+             for k, v in fields.items()]
     parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{file_name}"\r\n'
                  f'Content-Type: audio/wav\r\n\r\n'.encode() + data + f"\r\n--{boundary}--\r\n".encode())
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
@@ -261,7 +271,8 @@ def soak(args, tmp, config):
     """(d): RSS of speak serve over many transcriptions."""
     short, long = os.path.join(tmp, "short.wav"), os.path.join(tmp, "long.wav")
     subprocess.run([args.speak, "-o", short, "Yes please, go ahead."], check=True)
-    subprocess.run([args.speak, "-o", long, " ".join(["This recording is long enough to need a large buffer."] * 12)], check=True)
+    subprocess.run([args.speak, "-o", long, " ".join(["This recording is long enough to need a large buffer."] * 12)],
+                   check=True)
     bodies = [multipart({"language": "en"}, "short.wav", open(short, "rb").read()),
               multipart({"language": "en"}, "long.wav", open(long, "rb").read())]
     speak, port = start_speak(args, 1, os.path.join(tmp, "cache-soak"), config)
@@ -296,8 +307,9 @@ def report(args, a, b):
           f"-d{args.duration}s, {args.rounds} alternating rounds)")
     median_round = lambda rounds: sorted(rounds, key=lambda r: r["rps"])[len(rounds) // 2]
     table(["server", "req/s per round", "median req/s", "p50 ms", "p99 ms", "req per server CPU-s", "errors"],
-          [[name, ", ".join(f"{r['rps']:.0f}" for r in rounds), f"{(m := median_round(rounds))['rps']:.0f}", f"{m['p50_ms']:.2f}",
-            f"{m['p99_ms']:.2f}", f"{m['rps'] * args.duration / m['server_cpu_s']:.0f}", sum(r["non2xx"] + r["socket_errors"] for r in rounds)]
+          [[name, ", ".join(f"{r['rps']:.0f}" for r in rounds), f"{(m := median_round(rounds))['rps']:.0f}",
+            f"{m['p50_ms']:.2f}", f"{m['p99_ms']:.2f}", f"{m['rps'] * args.duration / m['server_cpu_s']:.0f}",
+            sum(r["non2xx"] + r["socket_errors"] for r in rounds)]
            for name, rounds in a["rounds"].items()])
     ratio = a["median_rps"]["speak"] / a["median_rps"]["nginx"]
     print(f"\nspeak / nginx = **{ratio:.2f}x** (target >= 0.5x: {'met' if ratio >= 0.5 else 'MISSED'})")
@@ -306,17 +318,23 @@ def report(args, a, b):
           f"speak with tokens / without = {a['median_rps']['speak+auth'] / a['median_rps']['speak']:.2f}x")
     scaling = None
     if b:
-        print(f"\n### Uncached POST /speak (concurrency {args.concurrency}, {args.duration} s; first byte / total: median of 20 sequential)")
-        table(["workers", "replies", "replies/s", "errors", "first byte ms", "total ms", "reply bytes", "CPU s: workers / server / client / available", "workers' CPU-wait s", "replies per worker CPU-s"],
-              [[r["workers"], r["replies"], f"{r['replies_per_s']:.2f}", r["errors"], f"{r['ttfb_ms']:.0f}", f"{r['total_ms']:.0f}",
-                f"{r['reply_bytes']:.0f}", " / ".join(f"{r['cpu_s'][k]:.1f}" for k in ("workers", "server", "client", "available")),
-                f"{r['cpu_s']['workers_waiting_for_cpu']:.1f}", f"{r['replies'] / r['cpu_s']['workers']:.0f}"] for r in b])
+        print(f"\n### Uncached POST /speak (concurrency {args.concurrency}, {args.duration} s; "
+              "first byte / total: median of 20 sequential)")
+        table(["workers", "replies", "replies/s", "errors", "first byte ms", "total ms", "reply bytes",
+               "CPU s: workers / server / client / available", "workers' CPU-wait s", "replies per worker CPU-s"],
+              [[r["workers"], r["replies"], f"{r['replies_per_s']:.2f}", r["errors"], f"{r['ttfb_ms']:.0f}",
+                f"{r['total_ms']:.0f}", f"{r['reply_bytes']:.0f}",
+                " / ".join(f"{r['cpu_s'][k]:.1f}" for k in ("workers", "server", "client", "available")),
+                f"{r['cpu_s']['workers_waiting_for_cpu']:.1f}", f"{r['replies'] / r['cpu_s']['workers']:.0f}"]
+               for r in b])
         scaling = b[1]["replies_per_s"] / b[0]["replies_per_s"]
         print(f"\nworkers 2 / workers 1 = **{scaling:.2f}x** (target >= 1.7x: {'met' if scaling >= 1.7 else 'MISSED'})")
-    print(f"\n### Memory (VmRSS of the server and its children; peak sampled every 0.2 s under wrk -c{args.connections})")
+    print("\n### Memory (VmRSS of the server and its children; "
+          f"peak sampled every 0.2 s under wrk -c{args.connections})")
     table(["server", "processes", "idle MB", "idle MB by process (parent first)", "peak under load MB"],
-          [[name, m["processes"], f"{m['idle_rss_kb'] / 1024:.1f}", ", ".join(f"{kb / 1024:.1f}" for kb in m["idle_rss_kb_by_process"]),
-            f"{m['peak_rss_kb'] / 1024:.1f}"] for name, m in a["memory"].items()])
+          [[name, m["processes"], f"{m['idle_rss_kb'] / 1024:.1f}",
+            ", ".join(f"{kb / 1024:.1f}" for kb in m["idle_rss_kb_by_process"]), f"{m['peak_rss_kb'] / 1024:.1f}"]
+           for name, m in a["memory"].items()])
     return {"speak_vs_nginx": ratio, "authenticated_speak_vs_nginx": auth, "workers2_vs_workers1": scaling}
 
 
@@ -324,7 +342,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--speak", default=os.path.join(ROOT, ".build/release/speak"))
     parser.add_argument("--cached-only", action="store_true", help="only (a) and (c): skip the uncached runs")
-    parser.add_argument("--soak", type=int, default=0, help="(d): this many transcriptions, RSS sampled (default: none)")
+    parser.add_argument("--soak", type=int, default=0,
+                        help="(d): this many transcriptions, RSS sampled (default: none)")
     parser.add_argument("--soak-only", action="store_true", help="only (d)")
     for flag, default, meaning in (("duration", 10, "seconds per measurement"), ("rounds", 3, "wrk rounds per server"),
                                    ("threads", 2, "wrk threads"), ("connections", 64, "wrk connections"),
@@ -349,7 +368,8 @@ def main():
             json.dump({"rateLimitPerMinute": 100000000, "rateLimitBurst": 100000000}, f)
         if args.soak_only:
             d = soak(args, tmp, config)
-            print(f"\n### Memory over {args.soak} transcriptions (VmRSS of speak serve)\n\n| transcriptions | MB |\n|---|---|")
+            print(f"\n### Memory over {args.soak} transcriptions (VmRSS of speak serve)\n\n"
+                  "| transcriptions | MB |\n|---|---|")
             print("\n".join(f"| {n} | {kb / 1024:.1f} |" for n, kb in d))
             return
         a = cached_vs_nginx(args, tmp, config)
@@ -357,7 +377,8 @@ def main():
         summary = report(args, a, b)
         if args.soak:
             d = soak(args, tmp, config)
-            print(f"\n### Memory over {args.soak} transcriptions (VmRSS of speak serve)\n\n| transcriptions | MB |\n|---|---|")
+            print(f"\n### Memory over {args.soak} transcriptions (VmRSS of speak serve)\n\n"
+                  "| transcriptions | MB |\n|---|---|")
             print("\n".join(f"| {n} | {kb / 1024:.1f} |" for n, kb in d))
             summary["soak_rss_kb"] = d
         os.makedirs(os.path.join(ROOT, "Benchmarks/results"), exist_ok=True)

@@ -105,7 +105,8 @@ def main():
     for text in TEXTS:
         values = {name: [v for v in results["first_audio"][text][name] if v is not None] for name in commands}
         missing = {name: runs - len(values[name]) for name in commands}
-        label = f"first audio, plain ALSA, \"{text[:40]}\", ms" + (f" (no audio: {missing})" if any(missing.values()) else "")
+        label = (f"first audio, plain ALSA, \"{text[:40]}\", ms"
+                 + (f" (no audio: {missing})" if any(missing.values()) else ""))
         rows.append((label, ms(statistics.median(values["speak"])), ms(statistics.median(values["espeak-ng"]))))
     print(f"medians of {runs} alternating runs\n")
     print("| what | speak | espeak-ng | ratio |\n|---|--:|--:|--:|")
@@ -113,7 +114,8 @@ def main():
         print(f"| {label} | {ours:.1f} | {theirs:.1f} | **{ours / theirs:.2f}×** |")
     os.makedirs(os.path.join(ROOT, "Benchmarks/results"), exist_ok=True)
     with open(os.path.join(ROOT, "Benchmarks/results/startup.json"), "w") as out:
-        json.dump({"runs": runs, "rows": [{"what": r[0], "speak": r[1], "espeak-ng": r[2]} for r in rows]}, out, indent=1)
+        json.dump({"runs": runs, "rows": [{"what": r[0], "speak": r[1], "espeak-ng": r[2]} for r in rows]}, out,
+                  indent=1)
 
 
 if __name__ == "__main__":

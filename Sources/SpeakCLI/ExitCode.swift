@@ -29,7 +29,8 @@ package enum ExitCode: Int32 {
         case let error as InputError: (error.code, error.message)
         case let error as AudioFileError: (.dataError, error.description)
         case is PlaybackInterrupted: (.interrupted, "interrupted")
-        case let error as PlaybackBusy: (.busy, "device busy: \(error.reason); try again, or drop --no-wait to take turns")
+        case let error as PlaybackBusy:
+            (.busy, "device busy: \(error.reason); try again, or drop --no-wait to take turns")
         case let error as SynthesisError:
             switch error {
             case .engineUnavailable: (.noInput, error.description)
@@ -41,7 +42,11 @@ package enum ExitCode: Int32 {
             case .deviceBusy(let device, let reason):
                 (.busy, "device busy: '\(device)' is in use by another program (\(reason)); pick another with -a")
             case .noPlaybackDevice(let device, let reason):
-                (.unavailable, "no playback device '\(device)' (\(reason)): pick one with -a (speak -a '?' lists them), or write a file with -o reply.mp3")
+                (
+                    .unavailable,
+                    "no playback device '\(device)' (\(reason)): pick one with -a (speak -a '?' lists them), "
+                        + "or write a file with -o reply.mp3"
+                )
             case .permissionDenied: (.noPermission, error.description)
             case .playbackFailed: (.failure, error.description)
             }

@@ -14,10 +14,12 @@ package enum Handover {
 
     /// `speak-full` beside `speak` (a build tree) or in `../libexec/speak/` (an installed prefix).
     package static func fullExecutable(near directory: URL = executableDirectory) -> URL? {
-        [directory.appendingPathComponent(fullExecutableName),
-         directory.appendingPathComponent("../libexec/speak/\(fullExecutableName)")]
-            .map(\.standardizedFileURL)
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        [
+            directory.appendingPathComponent(fullExecutableName),
+            directory.appendingPathComponent("../libexec/speak/\(fullExecutableName)"),
+        ]
+        .map(\.standardizedFileURL)
+        .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
     /// The light `speak` beside `speak-full` or the prefix's `bin/`: the synthesis workers run it,
@@ -31,13 +33,15 @@ package enum Handover {
     /// Replaces this process with `speak-full` and the same arguments; returns only on failure.
     package static func toFullExecutable(_ arguments: [String], because reason: String) -> Never {
         guard let full = fullExecutable() else {
-            FileHandle.standardError.write(Data(
-                "speak: \(reason) needs \(fullExecutableName), which is not installed beside speak\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "speak: \(reason) needs \(fullExecutableName), which is not installed beside speak\n".utf8))
             exit(ExitCode.unavailable.rawValue)
         }
         let argv = ([full.path] + arguments).map { strdup($0) } + [nil]
         execv(full.path, argv)
-        FileHandle.standardError.write(Data("speak: cannot run \(full.path): \(String(cString: strerror(errno)))\n".utf8))
+        FileHandle.standardError.write(
+            Data("speak: cannot run \(full.path): \(String(cString: strerror(errno)))\n".utf8))
         exit(ExitCode.unavailable.rawValue)
     }
 }

@@ -52,22 +52,29 @@ struct ServedReply {
         let descriptor = try Self.connect(socketPath)
         self.descriptor = descriptor
         do {
-            var body: [String: Any] = ["model": "speak-1", "input": text, "voice": options.voice.name, "response_format": "pcm"]
+            var body: [String: Any] = [
+                "model": "speak-1", "input": text, "voice": options.voice.name, "response_format": "pcm",
+            ]
             if options.effectiveRate != options.voice.rate {
                 body["speed"] = Double(options.effectiveRate) / Double(options.voice.rate)
             }
             let json = try JSONSerialization.data(withJSONObject: body)
-            let head = "POST /v1/audio/speech HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            let head =
+                "POST /v1/audio/speech HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                 + "Content-Length: \(json.count)\r\nConnection: close\r\n\r\n"
             try (Data(head.utf8) + json).withUnsafeBytes { bytes in
-                try SystemCall.writeAll("send", bytes) { pointer, count, _ in send(descriptor, pointer, count, Int32(MSG_NOSIGNAL)) }
+                try SystemCall.writeAll("send", bytes) { pointer, count, _ in
+                    send(descriptor, pointer, count, Int32(MSG_NOSIGNAL))
+                }
             }
             // The status line and headers.
             var received: [UInt8] = []
             let end = Array("\r\n\r\n".utf8)
             var headEnd: Int?
             while headEnd == nil {
-                guard received.count < 64 << 10, let more = try Self.receive(descriptor) else { throw Refused(reason: "no answer") }
+                guard received.count < 64 << 10, let more = try Self.receive(descriptor) else {
+                    throw Refused(reason: "no answer")
+                }
                 received += more
                 headEnd = received.firstRange(of: end)?.upperBound
             }
@@ -77,7 +84,8 @@ struct ServedReply {
             var headers: [String: String] = [:]
             for line in lines.dropFirst() {
                 guard let colon = line.firstIndex(of: ":") else { continue }
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
             }
             guard headers["content-type"]?.hasPrefix("audio/pcm") == true else { throw Refused(reason: "not PCM") }
             chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") == true
@@ -115,7 +123,9 @@ struct ServedReply {
     private static func connect(_ path: String) throws -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else { throw Refused(reason: "path too long") }
+        guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw Refused(reason: "path too long")
+        }
         withUnsafeMutableBytes(of: &address.sun_path) { bytes in
             for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
         }

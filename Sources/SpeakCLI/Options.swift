@@ -1,5 +1,5 @@
-import SpeakKit
 import Foundation
+import SpeakKit
 
 /// What the command line asked for, parsed by hand (no outside packages here).
 package struct Options {
@@ -33,30 +33,31 @@ package struct Options {
     /// Flags that take a value.
     private static var valued: [String: WritableKeyPath<Options, String?>] {
         [
-        "-v": \.voiceName, "--voice": \.voiceName,
-        "-a": \.deviceValue, "--device": \.deviceValue, "--audio-device": \.deviceValue,
-        "-o": \.output, "--output": \.output, "--output-file": \.output,
-        "--file-format": \.fileFormat,
-        "-f": \.inputFile, "--input-file": \.inputFile,
-        "--play": \.playFile,
-        "--voices-dir": \.voicesDirectory,
-        "--remote": \.remote, "--token": \.token,
-    ]
+            "-v": \.voiceName, "--voice": \.voiceName,
+            "-a": \.deviceValue, "--device": \.deviceValue, "--audio-device": \.deviceValue,
+            "-o": \.output, "--output": \.output, "--output-file": \.output,
+            "--file-format": \.fileFormat,
+            "-f": \.inputFile, "--input-file": \.inputFile,
+            "--play": \.playFile,
+            "--voices-dir": \.voicesDirectory,
+            "--remote": \.remote, "--token": \.token,
+        ]
     }
     private static var numeric: [String: (WritableKeyPath<Options, Int?>, ClosedRange<Int>, String)] {
         [
-        "-r": (\.rateValue, 80...450, "rate (words per minute)"), "--rate": (\.rateValue, 80...450, "rate (words per minute)"),
-        "-p": (\.pitchValue, 0...100, "pitch"), "--pitch": (\.pitchValue, 0...100, "pitch"),
-        "--volume": (\.volumeValue, 0...200, "volume"),
-        "--bitrate": (\.bitrateValue, 32...64, "MP3 bit rate (kbps)"),
-        "--sample-rate": (\.sampleRateValue, 16000...24000, "MP3 sample rate (Hz)"),
-    ]
+            "-r": (\.rateValue, 80...450, "rate (words per minute)"),
+            "--rate": (\.rateValue, 80...450, "rate (words per minute)"),
+            "-p": (\.pitchValue, 0...100, "pitch"), "--pitch": (\.pitchValue, 0...100, "pitch"),
+            "--volume": (\.volumeValue, 0...200, "volume"),
+            "--bitrate": (\.bitrateValue, 32...64, "MP3 bit rate (kbps)"),
+            "--sample-rate": (\.sampleRateValue, 16000...24000, "MP3 sample rate (Hz)"),
+        ]
     }
     private static var switches: [String: WritableKeyPath<Options, Bool>] {
         [
-        "--ssml": \.ssml, "--progress": \.progress, "--cache": \.cache, "-q": \.quiet, "--quiet": \.quiet,
-        "-h": \.help, "--help": \.help, "--version": \.version,
-    ]
+            "--ssml": \.ssml, "--progress": \.progress, "--cache": \.cache, "-q": \.quiet, "--quiet": \.quiet,
+            "-h": \.help, "--help": \.help, "--version": \.version,
+        ]
     }
     private static var allFlags: [String] {
         Array(valued.keys) + Array(numeric.keys) + Array(switches.keys) + ["-x", "--phonemes", "--ipa", "--no-wait"]
@@ -90,7 +91,8 @@ package struct Options {
             } else if let (path, range, what) = Self.numeric[flag] {
                 let text = try value()
                 guard let number = Int(text), range.contains(number) else {
-                    throw UsageError("\(what) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+                    throw UsageError(
+                        "\(what) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
                 }
                 self[keyPath: path] = number
             } else if let path = Self.switches[flag], inlineValue == nil {
@@ -102,19 +104,38 @@ package struct Options {
             } else if flag == "--no-wait" {
                 waitForTurn = false
             } else {
-                let hint = closestMatches(to: flag, among: Self.allFlags, limit: 1).first.map { "; did you mean \($0)?" } ?? ""
+                let hint =
+                    closestMatches(to: flag, among: Self.allFlags, limit: 1).first.map { "; did you mean \($0)?" } ?? ""
                 throw UsageError("unknown option \(flag)\(hint) (speak --help lists them)")
             }
         }
     }
 
     // Optional views of the non-optional fields, so every flag fits one table above.
-    private var deviceValue: String? { get { device } set { device = newValue ?? device } }
-    private var rateValue: Int? { get { rate } set { rate = newValue } }
-    private var pitchValue: Int? { get { pitch } set { pitch = newValue } }
-    private var volumeValue: Int? { get { volume } set { volume = newValue ?? volume } }
-    private var bitrateValue: Int? { get { bitrate } set { bitrate = newValue ?? bitrate } }
-    private var sampleRateValue: Int? { get { sampleRate } set { sampleRate = newValue ?? sampleRate } }
+    private var deviceValue: String? {
+        get { device }
+        set { device = newValue ?? device }
+    }
+    private var rateValue: Int? {
+        get { rate }
+        set { rate = newValue }
+    }
+    private var pitchValue: Int? {
+        get { pitch }
+        set { pitch = newValue }
+    }
+    private var volumeValue: Int? {
+        get { volume }
+        set { volume = newValue ?? volume }
+    }
+    private var bitrateValue: Int? {
+        get { bitrate }
+        set { bitrate = newValue ?? bitrate }
+    }
+    private var sampleRateValue: Int? {
+        get { sampleRate }
+        set { sampleRate = newValue ?? sampleRate }
+    }
 }
 
 /// The command line itself is wrong: exit 64.

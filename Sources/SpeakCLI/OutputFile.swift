@@ -70,7 +70,10 @@ package final class OutputFile {
 
     package func commit() throws {
         try writing { try handle.close() }
-        guard let temporary else { return committed = true }
+        guard let temporary else {
+            committed = true
+            return
+        }
         guard rename(temporary, destination) == 0 else { throw Self.cannotWrite(path) }
         committed = true
     }

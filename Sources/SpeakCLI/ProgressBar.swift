@@ -10,7 +10,9 @@ package final class ProgressBar {
         guard percent != shown else { return }
         shown = percent
         let filled = width * percent / 100
-        let bar = String(repeating: "=", count: filled) + (filled < width ? ">" : "") + String(repeating: " ", count: max(0, width - filled - 1))
+        let bar =
+            String(repeating: "=", count: filled) + (filled < width ? ">" : "")
+            + String(repeating: " ", count: max(0, width - filled - 1))
         FileHandle.standardError.write(Data("\r[\(bar)] \(String(format: "%3d", percent))%".utf8))
     }
 

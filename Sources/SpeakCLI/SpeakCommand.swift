@@ -28,10 +28,13 @@ package struct SpeakCommand {
             return try speakRemotely(remote, options.token, text, options)
         }
         let voice = try catalog.voice(named: options.voiceName ?? UserSettings.defaultVoiceName)
-        guard tool.synthesizers.carries(voice.engine) else { throw NeedsFullExecutable("the \(voice.engine) voice '\(voice.name)'") }
+        guard tool.synthesizers.carries(voice.engine) else {
+            throw NeedsFullExecutable("the \(voice.engine) voice '\(voice.name)'")
+        }
         let request = SynthesisRequest(
             text: text,
-            options: SpeechOptions(voice: voice, rate: options.rate, pitch: options.pitch, volume: options.volume, ssml: options.ssml),
+            options: SpeechOptions(
+                voice: voice, rate: options.rate, pitch: options.pitch, volume: options.volume, ssml: options.ssml),
             mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))
         if let notation = options.phonemes {
             guard let espeak = try tool.synthesizers.synthesizer(for: voice.engine) as? EspeakSynthesizer else {
@@ -39,7 +42,9 @@ package struct SpeakCommand {
             }
             return print(try espeak.phonemes(text, options: request.options, ipa: notation == .ipa), terminator: "")
         }
-        let cache = options.cache ? try ReplyCache(directory: ReplyCache.defaultDirectory, maximumBytes: ReplyCache.defaultMaximumBytes) : nil
+        let cache =
+            options.cache
+            ? try ReplyCache(directory: ReplyCache.defaultDirectory, maximumBytes: ReplyCache.defaultMaximumBytes) : nil
         let engine = SpeechEngine(catalog: catalog, synthesizers: tool.synthesizers, cache: cache)
         let progress = options.progress && !options.quiet ? ProgressBar() : nil
         defer { progress?.end() }
@@ -55,7 +60,8 @@ package struct SpeakCommand {
             outcome = try engine.play(request, on: player, onProgress: progress?.show)
         }
         if let fallback = outcome.fallback, !options.quiet {
-            FileHandle.standardError.write(Data("speak: '\(voice.name)' failed (\(fallback.reason)); spoke with '\(fallback.voice)'\n".utf8))
+            FileHandle.standardError.write(
+                Data("speak: '\(voice.name)' failed (\(fallback.reason)); spoke with '\(fallback.voice)'\n".utf8))
         }
     }
 
@@ -191,13 +197,19 @@ package struct SpeakCommand {
     /// Writes what `produce` gives to `path` through a temporary file, renamed into place only
     /// when complete: an interrupted or failed run leaves no half-written file behind (a FIFO or a
     /// device is written in place: see `OutputFile`). The file is opened at the first chunk's rate.
-    private func writeFile<Result>(_ path: String, produce: ((PCMChunk) throws -> Void) throws -> Result) throws -> Result {
+    private func writeFile<Result>(_ path: String, produce: ((PCMChunk) throws -> Void) throws -> Result) throws
+        -> Result
+    {
         let output = try OutputFile(path: path)
-        guard let format = AudioFileFormat(rawValue: options.fileFormat?.lowercased() ?? (path as NSString).pathExtension.lowercased()) else {
+        guard
+            let format = AudioFileFormat(
+                rawValue: options.fileFormat?.lowercased() ?? (path as NSString).pathExtension.lowercased())
+        else {
             throw UsageError("cannot tell the format of '\(path)': name it .mp3 or .wav, or give --file-format mp3|wav")
         }
         guard MP3Settings.sampleRates.contains(options.sampleRate) else {
-            throw UsageError("MP3 sample rate must be one of \(MP3Settings.sampleRates.map(String.init).joined(separator: ", "))")
+            throw UsageError(
+                "MP3 sample rate must be one of \(MP3Settings.sampleRates.map(String.init).joined(separator: ", "))")
         }
         var writer: AudioFileWriter?
         let result = try produce { chunk in

@@ -89,7 +89,8 @@ public final class SpeechEngine: Sendable {
             guard !started, let fallback = fallbackVoice(for: voice, after: error) else { throw error }
             var local = request
             local.voice = fallback
-            try self.synthesizer(for: fallback).synthesize(local.text, options: local.options, onProgress: onProgress, onChunk: onChunk)
+            try self.synthesizer(for: fallback).synthesize(
+                local.text, options: local.options, onProgress: onProgress, onChunk: onChunk)
             return Outcome(fallback: (fallback.name, String(describing: error)))
         }
     }
@@ -125,7 +126,9 @@ public final class SpeechEngine: Sendable {
         let synthesizer = try self.synthesizer(for: request.voice)
         let outcome: Outcome
         do {
-            if let encoded = try synthesizer.encodedReply(request.text, options: request.options, format: request.format) {
+            if let encoded = try synthesizer.encodedReply(
+                request.text, options: request.options, format: request.format)
+            {
                 try emit(encoded)
                 outcome = Outcome()
             } else {
@@ -150,7 +153,9 @@ public final class SpeechEngine: Sendable {
     private func encodePCM(_ request: SynthesisRequest, emit: (Data) throws -> Void) throws -> Outcome {
         var encoder: ReplyEncoder?
         let outcome = try synthesize(request) { chunk in
-            if encoder == nil { encoder = try ReplyEncoder(format: request.format, inputRate: chunk.sampleRate, mp3: request.mp3) }
+            if encoder == nil {
+                encoder = try ReplyEncoder(format: request.format, inputRate: chunk.sampleRate, mp3: request.mp3)
+            }
             try emit(encoder!.encode(chunk.samples))
         }
         try emit(encoder?.finish() ?? Data())
@@ -168,7 +173,9 @@ public final class SpeechEngine: Sendable {
     /// Speaks `request` on `player` and returns once it has been heard. With a cache, a reply made
     /// before plays from it and a new one is stored as it is spoken.
     @discardableResult
-    public func play(_ request: SynthesisRequest, on player: Player, onProgress: ((Double) -> Void)? = nil) throws -> Outcome {
+    public func play(_ request: SynthesisRequest, on player: Player, onProgress: ((Double) -> Void)? = nil) throws
+        -> Outcome
+    {
         var request = request
         request.format = .mp3
         if let cached = cachedReply(for: request), let pcm = try? PCMBuffer(audio: cached) {

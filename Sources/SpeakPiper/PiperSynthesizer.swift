@@ -182,7 +182,8 @@ public final class PiperSynthesizer: Synthesizer {
         } catch {
             let reason = "voice '\(voice.name)': \(error)"
             switch error {
-            case .corruptModel, .invalidConfig, .loadFailed: throw SynthesisError.modelDamaged(engine: Self.engineName, reason: reason)
+            case .corruptModel, .invalidConfig, .loadFailed:
+                throw SynthesisError.modelDamaged(engine: Self.engineName, reason: reason)
             default: throw SynthesisError.engineUnavailable(engine: Self.engineName, reason: reason)
             }
         }

@@ -26,11 +26,11 @@ public struct PiperVoiceConfig: Sendable, Equatable {
         do { raw = try JSONDecoder().decode(Raw.self, from: data) } catch {
             throw .invalidConfig(url.path, "not a Piper voice config (\(error))")
         }
-        if let type = raw.phoneme_type, type != "espeak" {
+        if let type = raw.phonemeType, type != "espeak" {
             throw .invalidConfig(url.path, "phoneme_type '\(type)' is not supported (only espeak)")
         }
         var ids: [Unicode.Scalar: Int] = [:]
-        for (symbol, numbers) in raw.phoneme_id_map {
+        for (symbol, numbers) in raw.phonemeIDMap {
             let scalars = Array(symbol.unicodeScalars)
             // sherpa-onnx's tokens are single code points; Piper's own maps only use those.
             guard scalars.count == 1, let id = numbers.first else {
@@ -41,17 +41,17 @@ public struct PiperVoiceConfig: Sendable, Equatable {
         for required: Unicode.Scalar in ["_", "^", "$"] where ids[required] == nil {
             throw .invalidConfig(url.path, "phoneme_id_map has no '\(required)'")
         }
-        guard raw.audio.sample_rate > 0 else { throw .invalidConfig(url.path, "sample_rate must be positive") }
-        sampleRate = raw.audio.sample_rate
+        guard raw.audio.sampleRate > 0 else { throw .invalidConfig(url.path, "sample_rate must be positive") }
+        sampleRate = raw.audio.sampleRate
         espeakVoice = raw.espeak.voice
         phonemeIDs = ids
-        noiseScale = raw.inference?.noise_scale ?? 0.667
-        lengthScale = raw.inference?.length_scale ?? 1
-        noiseW = raw.inference?.noise_w ?? 0.8
-        speakerIDs = raw.speaker_id_map ?? [:]
-        speakers = max(raw.num_speakers ?? 1, speakerIDs.count, 1)
+        noiseScale = raw.inference?.noiseScale ?? 0.667
+        lengthScale = raw.inference?.lengthScale ?? 1
+        noiseW = raw.inference?.noiseW ?? 0.8
+        speakerIDs = raw.speakerIDMap ?? [:]
+        speakers = max(raw.numSpeakers ?? 1, speakerIDs.count, 1)
         language = raw.language?.code.map { $0.replacingOccurrences(of: "_", with: "-") }
-        languageName = raw.language?.name_english
+        languageName = raw.language?.nameEnglish
     }
 
     /// sherpa-onnx's `tokens.txt`: one `symbol id` line a phoneme, by id.
@@ -68,18 +68,46 @@ public struct PiperVoiceConfig: Sendable, Equatable {
         ]
     }
 
+    /// The config as written; its keys are snake_case.
     private struct Raw: Decodable {
-        struct Audio: Decodable { var sample_rate: Int }
+        struct Audio: Decodable {
+            var sampleRate: Int
+            enum CodingKeys: String, CodingKey { case sampleRate = "sample_rate" }
+        }
         struct Espeak: Decodable { var voice: String }
-        struct Inference: Decodable { var noise_scale: Double?, length_scale: Double?, noise_w: Double? }
-        struct Language: Decodable { var code: String?, name_english: String? }
+        struct Inference: Decodable {
+            var noiseScale: Double?
+            var lengthScale: Double?
+            var noiseW: Double?
+            enum CodingKeys: String, CodingKey {
+                case noiseScale = "noise_scale"
+                case lengthScale = "length_scale"
+                case noiseW = "noise_w"
+            }
+        }
+        struct Language: Decodable {
+            var code: String?
+            var nameEnglish: String?
+            enum CodingKeys: String, CodingKey {
+                case code
+                case nameEnglish = "name_english"
+            }
+        }
         var audio: Audio
         var espeak: Espeak
         var inference: Inference?
-        var phoneme_type: String?
-        var phoneme_id_map: [String: [Int]]
-        var num_speakers: Int?
-        var speaker_id_map: [String: Int]?
+        var phonemeType: String?
+        var phonemeIDMap: [String: [Int]]
+        var numSpeakers: Int?
+        var speakerIDMap: [String: Int]?
         var language: Language?
+        enum CodingKeys: String, CodingKey {
+            case audio, espeak, inference
+            case phonemeType = "phoneme_type"
+            case phonemeIDMap = "phoneme_id_map"
+            case numSpeakers = "num_speakers"
+            case speakerIDMap = "speaker_id_map"
+            case language
+        }
     }
 }

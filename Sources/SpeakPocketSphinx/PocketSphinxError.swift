@@ -1,4 +1,5 @@
 import SpeakKit
+
 /// A failure reported by pocketsphinx, with the C function that returned it.
 ///
 /// pocketsphinx explains its failures only in its log, which speak silences, so `message` is ours.
@@ -39,7 +40,8 @@ public struct PocketSphinxError: CLibraryError {
     }
 
     /// Turns a pocketsphinx return code (negative on failure) into success or a `PocketSphinxError`.
-    static func check(_ code: Int32, _ function: String, _ message: @autoclosure () -> String) throws(PocketSphinxError) {
+    static func check(_ code: Int32, _ function: String, _ message: @autoclosure () -> String) throws(PocketSphinxError)
+    {
         guard code < 0 else { return }
         throw PocketSphinxError(code: code, function: function, message: message())
     }

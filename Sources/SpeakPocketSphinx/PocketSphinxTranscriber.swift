@@ -1,6 +1,6 @@
+internal import CPocketSphinx
 import Foundation
 import SpeakKit
-internal import CPocketSphinx
 
 /// The files of a pocketsphinx model: acoustic model directory, language model, dictionary.
 public struct PocketSphinxModel: Sendable, Equatable {
@@ -47,7 +47,8 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
         self.model = model
         for path in [model.acousticModel, model.languageModel, model.dictionary]
         where !FileManager.default.fileExists(atPath: path) {
-            throw PocketSphinxError(code: -1, function: "ps_init", message: "model file missing: \(path) (apt install pocketsphinx-en-us)")
+            throw PocketSphinxError(
+                code: -1, function: "ps_init", message: "model file missing: \(path) (apt install pocketsphinx-en-us)")
         }
         Self.silenceLog
         // cmd_ln_init is variadic; cmd_ln_parse_r takes the same options as an argv array.
@@ -56,14 +57,15 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
             "-samprate", String(model.sampleRate),
         ]
         var argv = arguments.map { strdup($0) }
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         guard let config = cmd_ln_parse_r(nil, ps_args(), Int32(argv.count), &argv, 1) else {
             throw PocketSphinxError(code: -1, function: "cmd_ln_parse_r", message: "invalid options \(arguments)")
         }
         // The decoder keeps its own reference to the configuration.
         defer { cmd_ln_free_r(config) }
         guard let decoder = ps_init(config) else {
-            throw PocketSphinxError(code: -1, function: "ps_init", message: "cannot load the model in \(model.acousticModel)")
+            throw PocketSphinxError(
+                code: -1, function: "ps_init", message: "cannot load the model in \(model.acousticModel)")
         }
         self.decoder = decoder
         dictationSearch = ps_get_search(decoder).map { String(cString: $0) } ?? "_default"
@@ -131,7 +133,8 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
                 var last: Int32 = 0
                 ps_seg_frames(current, &first, &last)
                 segments.append(
-                    Transcript.Segment(start: Double(first) / framesPerSecond, end: Double(last + 1) / framesPerSecond, text: spoken))
+                    Transcript.Segment(
+                        start: Double(first) / framesPerSecond, end: Double(last + 1) / framesPerSecond, text: spoken))
             }
             // ps_seg_next frees the iterator at the end.
             segment = ps_seg_next(current)
@@ -171,8 +174,10 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
         let alternatives = phrases.map { $0.joined(separator: " ") }.joined(separator: " | ")
         let jsgf = "#JSGF V1.0;\ngrammar answers;\npublic <answer> = \(alternatives) ;\n"
         try PocketSphinxError.check(
-            ps_set_jsgf_string(decoder, Self.grammarSearch, jsgf), "ps_set_jsgf_string", "cannot compile the grammar \(jsgf.debugDescription)")
-        try PocketSphinxError.check(ps_set_search(decoder, Self.grammarSearch), "ps_set_search", "cannot switch to the grammar")
+            ps_set_jsgf_string(decoder, Self.grammarSearch, jsgf), "ps_set_jsgf_string",
+            "cannot compile the grammar \(jsgf.debugDescription)")
+        try PocketSphinxError.check(
+            ps_set_search(decoder, Self.grammarSearch), "ps_set_search", "cannot switch to the grammar")
     }
 
     private func restoreDictation() {
@@ -202,7 +207,8 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
     private static func grammar(_ phrases: [String]) throws(PocketSphinxError) -> [[String]] {
         let words = normalise(phrases)
         guard !words.isEmpty else {
-            throw PocketSphinxError(code: -1, function: "ps_set_jsgf_string", message: "the expected phrases hold no words: \(phrases)")
+            throw PocketSphinxError(
+                code: -1, function: "ps_set_jsgf_string", message: "the expected phrases hold no words: \(phrases)")
         }
         return words
     }

@@ -42,7 +42,9 @@ public struct ServerConfiguration: Codable, Sendable {
     // Every key optional in the file: missing ones keep the defaults above.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        func value<T: Decodable>(_ key: CodingKeys, _ fallback: T) throws -> T { try container.decodeIfPresent(T.self, forKey: key) ?? fallback }
+        func value<T: Decodable>(_ key: CodingKeys, _ fallback: T) throws -> T {
+            try container.decodeIfPresent(T.self, forKey: key) ?? fallback
+        }
         host = try value(.host, host)
         port = try value(.port, port)
         threads = try value(.threads, threads)

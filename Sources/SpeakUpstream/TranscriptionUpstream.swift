@@ -1,4 +1,5 @@
 import SpeakKit
+
 /// Where recordings go to be transcribed when not to pocketsphinx: an OpenAI-compatible speech-to-text
 /// API (Groq, OpenAI, a local Whisper server) or another `speak serve`. The API key stays on this
 /// machine: read from `keyEnvironment` or `keyFile`, sent only to `url`, never logged.

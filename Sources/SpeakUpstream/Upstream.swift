@@ -26,7 +26,8 @@ public struct Upstream: Codable, Sendable, Equatable {
     public var fallback: String?
 
     public init(
-        api: API, url: String, model: String? = nil, voice: String, keyEnvironment: String? = nil, keyFile: String? = nil,
+        api: API, url: String, model: String? = nil, voice: String, keyEnvironment: String? = nil,
+        keyFile: String? = nil,
         timeout: Double? = nil, fallback: String? = nil
     ) {
         self.api = api

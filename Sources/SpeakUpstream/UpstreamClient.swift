@@ -52,8 +52,14 @@ public struct UpstreamClient: Sendable {
         var model: String
         var input: String
         var voice: String
-        var response_format = "mp3"
+        var responseFormat = "mp3"
         var speed: Double
+
+        enum CodingKeys: String, CodingKey {
+            case model, input, voice
+            case responseFormat = "response_format"
+            case speed
+        }
     }
 
     private struct SpeakBody: Encodable {

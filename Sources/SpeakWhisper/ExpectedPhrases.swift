@@ -93,7 +93,9 @@ struct PhraseGrammar {
             }
         }
         answer.append((Self.end, 0))
-        let root: [Element] = [(Self.ruleReference, 3), (Self.ruleReference, 1), (Self.ruleReference, 2), (Self.end, 0)]
+        let root: [Element] = [
+            (Self.ruleReference, 3), (Self.ruleReference, 1), (Self.ruleReference, 2), (Self.end, 0),
+        ]
         let ending: [Element] = [
             (Self.character, 0x2E), (Self.characterAlternative, 0x21), (Self.characterAlternative, 0x3F),
             (Self.alternative, 0), (Self.end, 0),

@@ -1,5 +1,5 @@
-import Foundation
 internal import CWhisper
+import Foundation
 
 /// A loaded model (`whisper_context`): the weights, read once per process and shared by every
 /// transcriber of that file. The decoding state lives apart, in ``WhisperStatePool``.

@@ -1,5 +1,5 @@
-import Foundation
 internal import CWhisper
+import Foundation
 
 /// whisper.cpp and ggml log to stderr by default, a few dozen lines per model load. speak keeps them
 /// quiet and remembers the last error line, which is the only place whisper.cpp says why a load or

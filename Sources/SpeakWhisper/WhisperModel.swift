@@ -142,8 +142,9 @@ extension WhisperModel {
         defer { try? handle.close() }
         let bytes = (try? handle.read(upToCount: 48)) ?? Data()
         func corrupt(_ why: String) -> WhisperError {
-            WhisperError(.modelCorrupt, function: "whisper_init_from_file_with_params",
-                         message: "\(path) is not a whisper.cpp model: \(why)")
+            WhisperError(
+                .modelCorrupt, function: "whisper_init_from_file_with_params",
+                message: "\(path) is not a whisper.cpp model: \(why)")
         }
         guard bytes.count == 48 else { throw corrupt("only \(bytes.count) bytes") }
         let words = (0..<12).map { index in
@@ -161,7 +162,8 @@ extension WhisperModel {
             vocabularySize: words[1], audioContext: words[2], audioState: words[3], audioHeads: words[4],
             audioLayers: words[5], textContext: words[6], textState: words[7], textHeads: words[8],
             textLayers: words[9], melBands: words[10], fileType: words[11])
-        let sane = (51_000...52_000).contains(header.vocabularySize)
+        let sane =
+            (51_000...52_000).contains(header.vocabularySize)
             && header.audioContext == 1500 && header.textContext == 448
             && (1...64).contains(header.audioLayers) && (1...64).contains(header.textLayers)
             && (1...64).contains(header.audioHeads) && (1...64).contains(header.textHeads)

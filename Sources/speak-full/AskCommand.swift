@@ -1,9 +1,9 @@
 import Foundation
 import SpeakCLI
+import SpeakKit
 import SpeakMedia
 import SpeakPocketSphinx
 import SpeakUpstream
-import SpeakKit
 
 /// `speak ask "Deploy to production?" --expect "yes|no"`: the voice round trip. Speaks the
 /// prompt, records the answer until silence, transcribes it, prints it.
@@ -36,18 +36,22 @@ enum AskCommand {
             while let argument = remaining.popFirst() {
                 switch argument {
                 case "--expect":
-                    expect = try RecordCommand.value(&remaining, argument).split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+                    expect = try RecordCommand.value(&remaining, argument).split(separator: "|").map {
+                        $0.trimmingCharacters(in: .whitespaces)
+                    }
                 case "--json": json = true
                 case "--keep": keep = true
                 case "-v", "--voice": voiceName = try RecordCommand.value(&remaining, argument)
                 case "-a", "--device": device = try RecordCommand.value(&remaining, argument)
                 case "--mic": recording.device = try RecordCommand.value(&remaining, argument)
                 case "--max-seconds": recording.maxDuration = try RecordCommand.seconds(&remaining, argument)
-                case "--timeout": recording.untilSilence?.noSpeechTimeout = try RecordCommand.seconds(&remaining, argument)
+                case "--timeout":
+                    recording.untilSilence?.noSpeechTimeout = try RecordCommand.seconds(&remaining, argument)
                 case "-h", "--help": throw HelpRequested(text: help)
                 case _ where try TranscribeCommand.parseUpstream(argument, &remaining, into: &upstream): break
                 case _ where try local.parse(argument, &remaining): break
-                case _ where argument.hasPrefix("-") && argument.count > 1: throw UsageError("unknown option \(argument) (speak ask --help)")
+                case _ where argument.hasPrefix("-") && argument.count > 1:
+                    throw UsageError("unknown option \(argument) (speak ask --help)")
                 default: prompt.append(argument)
                 }
             }
@@ -56,33 +60,50 @@ enum AskCommand {
             let loading = Loading { [upstream, local] in try Engines.transcriber(upstream: upstream, local: local) }
 
             // 1. The prompt, heard whole before the microphone opens.
-            let engine = SpeechEngine(catalog: try VoiceCatalog.standard(adding: nil), synthesizers: Engines.synthesizers())
-            let question = SynthesisRequest(text: prompt.joined(separator: " "), options: SpeechOptions(voice: try engine.voice(named: voiceName)))
+            let engine = SpeechEngine(
+                catalog: try VoiceCatalog.standard(adding: nil), synthesizers: Engines.synthesizers())
+            let question = SynthesisRequest(
+                text: prompt.joined(separator: " "), options: SpeechOptions(voice: try engine.voice(named: voiceName)))
             Interrupt.install()
             try engine.play(question, on: Player(device: device, shouldStop: { Interrupt.requested }))
             let transcriber = try loading.value()
-            if let expect, let checking = transcriber as? any ExpectedPhraseChecking, !checking.unknownWords(in: expect).isEmpty {
-                throw UsageError("--expect has words the recogniser does not know: \(checking.unknownWords(in: expect).joined(separator: ", "))")
+            if let expect, let checking = transcriber as? any ExpectedPhraseChecking,
+                !checking.unknownWords(in: expect).isEmpty
+            {
+                let unknown = checking.unknownWords(in: expect).joined(separator: ", ")
+                throw UsageError("--expect has words the recogniser does not know: \(unknown)")
             }
             // 2. The answer.
             let answer = try RecordCommand.record(with: recording, meter: false)
             guard answer.stopReason != .maxDuration else {
-                throw InputError(code: .timedOut, message: "timed out: still talking after \(recording.maxDuration ?? 0) s (kept at \(answer.url.path))")
+                throw InputError(
+                    code: .timedOut,
+                    message:
+                        "timed out: still talking after \(recording.maxDuration ?? 0) s (kept at \(answer.url.path))")
             }
             // 3. Its words; the recording stays in the spool until they are known.
             let transcript: Transcript
             do {
-                transcript = try transcriber.transcribe(try answer.pcm(), options: TranscriptionOptions(expectedPhrases: expect))
+                transcript = try transcriber.transcribe(
+                    try answer.pcm(), options: TranscriptionOptions(expectedPhrases: expect))
             } catch let error as TranscriptionError {
                 throw InputError(
                     code: .transcriptionFailed,
-                    message: "transcription failed\(error.isRetryable ? " (retryable)" : ""): \(error.message); the recording is kept: speak transcribe --pending retries it")
+                    message: "transcription failed\(error.isRetryable ? " (retryable)" : ""): \(error.message); "
+                        + "the recording is kept: speak transcribe --pending retries it")
             }
             try recording.spool.markDone(answer.url, keep: keep)
-            guard !transcript.text.isEmpty else { throw InputError(code: .notUnderstood, message: "not understood: nothing recognised in the answer") }
+            guard !transcript.text.isEmpty else {
+                throw InputError(code: .notUnderstood, message: "not understood: nothing recognised in the answer")
+            }
             if json {
-                let object: [String: Any] = ["answer": transcript.text, "seconds": (answer.duration * 100).rounded() / 100]
-                print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+                let object: [String: Any] = [
+                    "answer": transcript.text, "seconds": (answer.duration * 100).rounded() / 100,
+                ]
+                print(
+                    String(
+                        decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
+                        as: UTF8.self))
             } else {
                 print(transcript.text)
             }

@@ -4,9 +4,6 @@ import SpeakMedia
 import SpeakPocketSphinx
 import SpeakUpstream
 import SpeakWhisper
-import SpeakPocketSphinx
-import SpeakUpstream
-import SpeakWhisper
 
 // How the engines only speak-full carries end a command.
 

@@ -35,7 +35,9 @@ enum Engines {
                 }
                 engine = name
             case "--model":
-                guard let name = remaining.popFirst() else { throw UsageError("--model needs a name (base, tiny.en) or a path") }
+                guard let name = remaining.popFirst() else {
+                    throw UsageError("--model needs a name (base, tiny.en) or a path")
+                }
                 model = name
             default: return false
             }
@@ -55,7 +57,7 @@ enum Engines {
             let wanted = local.engine == "whisper" || local.model != nil
             do {
                 return try WhisperTranscriber(model: WhisperModel.find(local.model))
-            } catch where wanted || error.kind == .modelCorrupt {
+            } catch  where wanted || error.kind == .modelCorrupt {
                 throw error
             } catch {
                 // No Whisper model installed: pocketsphinx answers.

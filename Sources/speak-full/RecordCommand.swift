@@ -1,9 +1,9 @@
 import Foundation
 import SpeakCLI
+import SpeakKit
 import SpeakMedia
 import SpeakPocketSphinx
 import SpeakUpstream
-import SpeakKit
 
 /// `speak record` and `speak ask`: the microphone side of the voice round trip.
 enum RecordCommand {
@@ -47,7 +47,9 @@ enum RecordCommand {
         let recorder = Recorder(options: options) { status in
             guard showMeter, case .recording = status.state else { return }
             let bars = Int((min(status.level * 4, 1) * 20).rounded())
-            let line = String(format: "\r● %5.1f s  [", status.duration) + String(repeating: "#", count: bars) + String(repeating: " ", count: 20 - bars) + "]"
+            let line =
+                String(format: "\r● %5.1f s  [", status.duration) + String(repeating: "#", count: bars)
+                + String(repeating: " ", count: 20 - bars) + "]"
             FileHandle.standardError.write(Data(line.utf8))
         }
         Interrupt.install()
@@ -81,7 +83,9 @@ enum RecordCommand {
 
     static func seconds(_ remaining: inout ArraySlice<String>, _ flag: String) throws -> Double {
         let text = try value(&remaining, flag)
-        guard let seconds = Double(text), seconds > 0 else { throw UsageError("\(flag) must be a number of seconds, not '\(text)'") }
+        guard let seconds = Double(text), seconds > 0 else {
+            throw UsageError("\(flag) must be a number of seconds, not '\(text)'")
+        }
         return seconds
     }
 }

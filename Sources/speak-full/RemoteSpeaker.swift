@@ -3,6 +3,7 @@ import SpeakCLI
 import SpeakMedia
 import SpeakPocketSphinx
 import SpeakUpstream
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -33,11 +34,15 @@ struct RemoteSpeaker {
         request.httpBody = try JSONSerialization.data(withJSONObject: body)
 
         let (status, data) = try Self.send(request)
-        let message = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])
+        let message =
+            ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])
             .flatMap { ($0["error"] as? [String: Any])?["message"] as? String } ?? "HTTP \(status)"
         switch status {
         case 200: return
-        case 401: throw InputError(code: .noPermission, message: "\(url.host ?? "server") refused the token: set SPEAK_TOKEN or --token (\(message))")
+        case 401:
+            throw InputError(
+                code: .noPermission,
+                message: "\(url.host ?? "server") refused the token: set SPEAK_TOKEN or --token (\(message))")
         case 400, 404, 413: throw InputError(code: .usage, message: "\(url.host ?? "server"): \(message)")
         case 429: throw InputError(code: .busy, message: "\(url.host ?? "server") is rate limiting: \(message)")
         case 503: throw InputError(code: .unavailable, message: "\(url.host ?? "server") cannot play: \(message)")

@@ -114,7 +114,7 @@ enum ServeCommand {
             }
         }
         if let hashToken { return print(TokenStore.hashLine(for: hashToken, name: tokenName)) }
-        overrides.forEach { $0(&configuration) }
+        for override in overrides { override(&configuration) }
         if wyoming.address == nil && (!wyoming.httpToo || wyoming.zeroconf) {
             throw UsageError("\(wyoming.httpToo ? "--zeroconf" : "--no-http") needs --wyoming tcp://HOST:PORT")
         }

@@ -1,10 +1,10 @@
 import Foundation
-import Synchronization
 import SpeakCLI
+import SpeakKit
 import SpeakMedia
 import SpeakPocketSphinx
 import SpeakUpstream
-import SpeakKit
+import Synchronization
 
 /// `speak transcribe FILE… [--expect "yes|no"] [--json]`: audio files to text.
 enum TranscribeCommand {
@@ -49,8 +49,12 @@ enum TranscribeCommand {
             while let argument = remaining.popFirst() {
                 switch argument {
                 case "--expect":
-                    guard let value = remaining.popFirst() else { throw UsageError("--expect needs phrases, e.g. \"yes|no\"") }
-                    expect = value.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                    guard let value = remaining.popFirst() else {
+                        throw UsageError("--expect needs phrases, e.g. \"yes|no\"")
+                    }
+                    expect = value.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                        !$0.isEmpty
+                    }
                 case "--language":
                     guard let value = remaining.popFirst() else { throw UsageError("--language needs a value") }
                     language = value
@@ -64,11 +68,14 @@ enum TranscribeCommand {
                 case "--keep": keep = true
                 case "--progress": progress = true
                 case "-h", "--help": throw HelpRequested(text: TranscribeCommand.help)
-                case _ where argument.hasPrefix("-") && argument.count > 1: throw UsageError("unknown option \(argument) (speak transcribe --help)")
+                case _ where argument.hasPrefix("-") && argument.count > 1:
+                    throw UsageError("unknown option \(argument) (speak transcribe --help)")
                 default: files.append(argument)
                 }
             }
-            guard pending || !files.isEmpty else { throw UsageError("no files to transcribe (speak transcribe --help)") }
+            guard pending || !files.isEmpty else {
+                throw UsageError("no files to transcribe (speak transcribe --help)")
+            }
         }
 
         var options: TranscriptionOptions { TranscriptionOptions(language: language, expectedPhrases: expect) }
@@ -79,7 +86,9 @@ enum TranscribeCommand {
 
     /// `--server URL`, `--openai URL`, `--model M`, `--key-env NAME`, `--token T`: which upstream
     /// transcribes (shared by `speak transcribe` and `speak ask`). False if `argument` is none of them.
-    static func parseUpstream(_ argument: String, _ remaining: inout ArraySlice<String>, into upstream: inout TranscriptionUpstream?) throws -> Bool {
+    static func parseUpstream(
+        _ argument: String, _ remaining: inout ArraySlice<String>, into upstream: inout TranscriptionUpstream?
+    ) throws -> Bool {
         switch argument {
         case "--server", "--openai":
             guard let url = remaining.popFirst() else { throw UsageError("\(argument) needs a URL") }
@@ -135,7 +144,9 @@ enum TranscribeCommand {
     }
 
     /// Decodes and transcribes one file; an empty transcript is "not understood".
-    static func transcribe(_ file: String, with transcriber: any Transcriber, options: TranscriptionOptions) throws -> Transcript {
+    static func transcribe(_ file: String, with transcriber: any Transcriber, options: TranscriptionOptions) throws
+        -> Transcript
+    {
         guard FileManager.default.isReadableFile(atPath: file) else {
             throw InputError(code: .noInput, message: "cannot read \(file): \(String(cString: strerror(errno)))")
         }
@@ -143,15 +154,23 @@ enum TranscribeCommand {
         do { audio = try MediaDecoder.decode(file: URL(fileURLWithPath: file)) } catch let error as AudioFileError {
             throw InputError(code: .dataError, message: "\(file): \(error)")
         }
-        guard audio.duration >= 0.01 else { throw InputError(code: .dataError, message: "\(file): shorter than 0.01 s") }
+        guard audio.duration >= 0.01 else {
+            throw InputError(code: .dataError, message: "\(file): shorter than 0.01 s")
+        }
         let transcript = try transcriber.transcribe(audio, options: options)
-        guard !transcript.text.isEmpty else { throw InputError(code: .notUnderstood, message: "\(file): nothing understood (empty transcript)") }
+        guard !transcript.text.isEmpty else {
+            throw InputError(code: .notUnderstood, message: "\(file): nothing understood (empty transcript)")
+        }
         return transcript
     }
 
     static func json(file: String, _ transcript: Transcript) -> String {
-        let object: [String: Any] = ["file": file, "text": transcript.text, "duration": (transcript.duration * 1000).rounded() / 1000]
-        return String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(), as: UTF8.self)
+        let object: [String: Any] = [
+            "file": file, "text": transcript.text, "duration": (transcript.duration * 1000).rounded() / 1000,
+        ]
+        return String(
+            decoding: (try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(), as: UTF8.self)
     }
 }
 
@@ -168,10 +187,12 @@ final class ProgressBar: Sendable {
     /// Draws the bar when its percentage changed.
     func show(_ fraction: Double) {
         let percent = Int((min(1, max(0, fraction)) * 100).rounded())
-        guard shown.withLock({ shown in
-            defer { shown = percent }
-            return shown != percent
-        }) else { return }
+        guard
+            shown.withLock({ shown in
+                defer { shown = percent }
+                return shown != percent
+            })
+        else { return }
         let filled = percent * Self.width / 100
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: Self.width - filled)
         let line = "\(label) [\(bar)] \(String(repeating: " ", count: 3 - String(percent).count))\(percent)%"

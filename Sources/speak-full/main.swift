@@ -17,7 +17,9 @@ default: exit(SpeakCommand.main(arguments, tool: .full))
 }
 
 extension CommandLineTool {
-    static let full = CommandLineTool(synthesizers: Engines.synthesizers(), speakRemotely: { url, token, text, options in
-        try RemoteSpeaker(url: url, token: token).play(text, options: options)
-    })
+    static let full = CommandLineTool(
+        synthesizers: Engines.synthesizers(),
+        speakRemotely: { url, token, text, options in
+            try RemoteSpeaker(url: url, token: token).play(text, options: options)
+        })
 }

@@ -62,7 +62,8 @@ def enter_token(driver, token):
 
 def speak(driver, args, result):
     enter_token(driver, args.token)
-    until(driver, lambda: len(Select(driver.find_element(By.ID, "voice")).options) > 1 or errors(driver)["token-error"], "the voices")
+    until(driver, lambda: len(Select(driver.find_element(By.ID, "voice")).options) > 1
+          or errors(driver)["token-error"], "the voices")
     result["voices"] = [option.get_attribute("value") for option in Select(driver.find_element(By.ID, "voice")).options]
     if args.voice:
         Select(driver.find_element(By.ID, "voice")).select_by_value(args.voice)
@@ -79,7 +80,8 @@ def speak(driver, args, result):
         const player = document.getElementById('player');
         const played = player.played;
         return {mode: player.dataset.mode, bytes: Number(player.dataset.bytes), duration: player.duration,
-                playedEnd: played.length ? played.end(played.length - 1) : 0, playedStart: played.length ? played.start(0) : -1,
+                playedEnd: played.length ? played.end(played.length - 1) : 0,
+                playedStart: played.length ? played.start(0) : -1,
                 ended: player.ended};"""))
 
 
@@ -106,17 +108,20 @@ def record(driver, args, result):
         result["firstError"] = errors(driver)["record-error"]
         result["retryOffered"] = driver.find_element(By.ID, "retry").is_displayed()
         driver.refresh()
-        until(driver, lambda: driver.execute_script("return document.body && document.body.dataset.recorder") == "failed",
+        until(driver,
+              lambda: driver.execute_script("return document.body && document.body.dataset.recorder") == "failed",
               "the kept recording after a reload")
         result["keptAcrossReload"] = driver.find_element(By.ID, "retry").is_displayed()
         enter_token(driver, args.retry_token)
         driver.find_element(By.ID, "retry").click()
-        until(driver, lambda: text(driver, "transcript") or errors(driver)["record-error"] not in ("", result["firstError"]),
+        until(driver,
+              lambda: text(driver, "transcript") or errors(driver)["record-error"] not in ("", result["firstError"]),
               "the retried transcription")
         result["retryOfferedAfter"] = driver.find_element(By.ID, "retry").is_displayed()
     result["transcript"] = text(driver, "transcript")
     result["type"] = driver.execute_script(
-        "return ['audio/webm;codecs=opus','audio/mp4','audio/ogg;codecs=opus'].find(t => MediaRecorder.isTypeSupported(t))")
+        "return ['audio/webm;codecs=opus','audio/mp4','audio/ogg;codecs=opus']"
+        ".find(t => MediaRecorder.isTypeSupported(t))")
 
 
 def wrong_token(driver, args, result):
@@ -134,7 +139,8 @@ def narrow(driver, args, result):
     until(driver, lambda: len(Select(driver.find_element(By.ID, "voice")).options) > 1, "the voices")
     result.update(driver.execute_script("""
         const root = document.documentElement;
-        const wide = [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
+        const wide = [...document.querySelectorAll('body *')]
+            .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
             .map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : ''));
         return {innerWidth, scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, wider: wide};"""))
 
@@ -157,9 +163,11 @@ def main():
     result = {}
     try:
         driver.get(args.url + "/")
-        until(driver, lambda: driver.execute_script("return document.body && document.body.dataset.recorder") == "idle", "the page")
+        until(driver, lambda: driver.execute_script("return document.body && document.body.dataset.recorder") == "idle",
+              "the page")
         for scenario in args.scenarios.split(","):
-            {"speak": speak, "record": record, "wrong-token": wrong_token, "narrow": narrow}[scenario](driver, args, result)
+            scenarios = {"speak": speak, "record": record, "wrong-token": wrong_token, "narrow": narrow}
+            scenarios[scenario](driver, args, result)
         result.update(errors(driver))
         if args.screenshot:
             driver.save_screenshot(args.screenshot)

@@ -60,7 +60,8 @@ class Handler(FixtureHandler):
             response_format = fields.get("response_format", "json")
         else:
             return self.answer(404, "text/plain", b"no such endpoint")
-        if self.failed(count, lambda auth: ("application/json", b'{"error":{"message":"Invalid API Key ' + auth + b'"}}')):
+        if self.failed(count,
+                       lambda auth: ("application/json", b'{"error":{"message":"Invalid API Key ' + auth + b'"}}')):
             return
         text = f" piece {count}"
         # Whisper's own estimate would come from decoding; 32 kbps is 4000 bytes a second.

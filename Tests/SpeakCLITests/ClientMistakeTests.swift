@@ -117,7 +117,10 @@ final class ServerMistakeTests {
     func upload(_ fields: [String: String], file: URL) throws -> HTTPReply {
         try server.authorized(
             fields.flatMap { ["-F", "\($0.key)=\($0.value)"] }
-                + ["-F", "file=@\(file.path);type=audio/wav;filename=note.wav", "\(server.url)/v1/audio/transcriptions"])
+                + [
+                    "-F", "file=@\(file.path);type=audio/wav;filename=note.wav",
+                    "\(server.url)/v1/audio/transcriptions",
+                ])
     }
 
     @Test("expect words not in the dictionary and an unsupported language are 400 naming them")

@@ -8,7 +8,8 @@ struct CommandLineTests {
     let scratch: URL
 
     init() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("speak-cli-\(UUID().uuidString.prefix(8))")
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "speak-cli-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
 
@@ -26,7 +27,8 @@ struct CommandLineTests {
         let result = try Speak.run(["-v", "?"])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n")
-        let shipped = try FileManager.default.contentsOfDirectory(atPath: VoiceCatalog.shippedDirectory()!.path).filter { $0.hasSuffix(".json") }
+        let shipped = try FileManager.default.contentsOfDirectory(atPath: VoiceCatalog.shippedDirectory()!.path).filter
+        { $0.hasSuffix(".json") }
         #expect(lines.count == shipped.count)
         let nadia = try #require(lines.first { $0.hasPrefix("nadia ") })
         #expect(nadia.contains(" ha ") && nadia.contains("# "))
@@ -35,8 +37,11 @@ struct CommandLineTests {
 
     @Test("a voice file in --voices-dir or SPEAK_VOICES is listed and speaks")
     func userVoiceDirectory() throws {
-        try Data(#"{"name":"robo","language":"en","espeakVoice":"en","variant":"klatt","rate":120,"pitch":10,"description":"Beep boop."}"#.utf8)
-            .write(to: scratch.appendingPathComponent("robo.json"))
+        try Data(
+            (#"{"name":"robo","language":"en","espeakVoice":"en","variant":"klatt","rate":120,"pitch":10,"#
+                + #""description":"Beep boop."}"#).utf8
+        )
+        .write(to: scratch.appendingPathComponent("robo.json"))
         let listed = try Speak.run(["--voices-dir", scratch.path, "-v", "?"])
         #expect(listed.stdout.contains("robo"))
         var environment = ProcessInfo.processInfo.environment
@@ -67,7 +72,8 @@ struct CommandLineTests {
     func writesFiles() throws {
         let cases: [(arguments: [String], file: String, rate: Int)] = [
             ([], "a.mp3", 22050), ([], "a.wav", 22050), (["--file-format", "mp3"], "a.reply", 22050),
-            (["--sample-rate", "16000", "--bitrate", "32"], "b.mp3", 16000), (["--sample-rate", "24000", "--bitrate", "64"], "c.mp3", 24000),
+            (["--sample-rate", "16000", "--bitrate", "32"], "b.mp3", 16000),
+            (["--sample-rate", "24000", "--bitrate", "64"], "c.mp3", 24000),
         ]
         for (arguments, file, rate) in cases {
             let output = scratch.appendingPathComponent(file)
@@ -80,7 +86,8 @@ struct CommandLineTests {
             #expect(WAV.isWAV(data) == (file == "a.wav"))
         }
         // Nothing temporary left beside the outputs.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.hasPrefix(".speak-") })
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.hasPrefix(".speak-") })
     }
 
     @Test("text comes from arguments, -f FILE, -f - and a pipe alike")
@@ -89,7 +96,9 @@ struct CommandLineTests {
         let file = scratch.appendingPathComponent("words.txt")
         try Data(text.utf8).write(to: file)
         var durations: [Double] = []
-        for (arguments, input) in [([text], nil), (["-f", file.path], nil), (["-f", "-"], Data(text.utf8)), ([], Data(text.utf8))] as [([String], Data?)] {
+        for (arguments, input) in [
+            ([text], nil), (["-f", file.path], nil), (["-f", "-"], Data(text.utf8)), ([], Data(text.utf8)),
+        ] as [([String], Data?)] {
             let output = scratch.appendingPathComponent("\(durations.count).wav")
             let result = try Speak.run(arguments + ["-o", output.path], input: input)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
@@ -105,7 +114,9 @@ struct CommandLineTests {
         let plain = scratch.appendingPathComponent("plain.wav")
         #expect(try Speak.run(["--ssml", "-o", withSSML.path, markup]).status == 0)
         #expect(try Speak.run(["-o", plain.path, "Wait for it."]).status == 0)
-        let pause = try PCMBuffer(audio: Data(contentsOf: withSSML)).duration - PCMBuffer(audio: Data(contentsOf: plain)).duration
+        let pause =
+            try PCMBuffer(audio: Data(contentsOf: withSSML)).duration
+            - PCMBuffer(audio: Data(contentsOf: plain)).duration
         #expect(pause > 1.2 && pause < 2.0, "the break added \(pause) s")
     }
 
@@ -116,7 +127,9 @@ struct CommandLineTests {
         #expect(result.status == 0)
         #expect(result.stderr.contains("100%"))
         #expect(result.stderr.components(separatedBy: "\r[").count > 10)
-        let quiet = try Speak.run(["--progress", "--quiet", "-o", scratch.appendingPathComponent("quiet.mp3").path, text])
+        let quiet = try Speak.run([
+            "--progress", "--quiet", "-o", scratch.appendingPathComponent("quiet.mp3").path, text,
+        ])
         #expect(quiet.stderr.isEmpty)
     }
 
@@ -162,7 +175,9 @@ struct CommandLineTests {
         for arguments in [[file.path], ["--play", file.path]] {
             let result = try Speak.run(arguments)
             #expect(result.status == 65)
-            #expect(result.stderr == "speak: \(file.path): not an audio file: neither WAV nor MP3\n" || result.stderr.contains("not an audio file"))
+            #expect(
+                result.stderr == "speak: \(file.path): not an audio file: neither WAV nor MP3\n"
+                    || result.stderr.contains("not an audio file"))
             #expect(result.stderr.split(separator: "\n").count == 1)
         }
     }
@@ -188,6 +203,7 @@ struct CommandLineTests {
         let result = writing.wait()
         #expect(result.status == 130)
         #expect(!FileManager.default.fileExists(atPath: output.path))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.hasPrefix(".speak-") })
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.hasPrefix(".speak-") })
     }
 }

@@ -13,7 +13,8 @@ struct LocalHandoffTests {
 
     @Test("a neural voice goes through the server's socket, without a token; with no server it is made here")
     func handsOff() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handoff-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let socket = directory.appendingPathComponent("run/serve.sock").path
@@ -33,7 +34,9 @@ struct LocalHandoffTests {
         #expect(try Self.sampleRate(served) == 24_000)
 
         let alone = directory.appendingPathComponent("alone.wav").path
-        let local = try Speak.run(["-v", "joe", "-o", alone, text], environment: ["SPEAK_SOCKET": directory.appendingPathComponent("none.sock").path])
+        let local = try Speak.run(
+            ["-v", "joe", "-o", alone, text],
+            environment: ["SPEAK_SOCKET": directory.appendingPathComponent("none.sock").path])
         #expect(local.status == 0, "\(local.stderr)")
         #expect(try Self.sampleRate(alone) == 22_050)
         // The same speech either way: lengths within a tenth of a second.
@@ -51,7 +54,8 @@ struct LocalHandoffTests {
 
     @Test("a second server finds the socket taken, says so once, and serves its port")
     func socketTaken() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handoff-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let socket = directory.appendingPathComponent("run/serve.sock").path

@@ -35,7 +35,8 @@ struct OutputTargetTests {
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr == "speak: cannot write \(full): No space left on device\n", "\(result.stderr)")
         #expect(fileType(full) == S_IFCHR)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.hasPrefix(".speak-") })
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.hasPrefix(".speak-") })
     }
 
     @Test("/dev/null takes the reply and stays a device", arguments: ["mp3", "wav"])

@@ -18,7 +18,8 @@ struct PendingDurabilityTests {
         spool = Spool(directory: dataHome.appendingPathComponent("speak/spool"))
         try FileManager.default.createDirectory(at: spool.directory, withIntermediateDirectories: true)
         // The first recording is short; the second long, so the kill lands while it is transcribed.
-        let yes = try PCMBuffer(audio: Data(contentsOf: TranscriptionServerTests.samples.appendingPathComponent("yes.wav")))
+        let yes = try PCMBuffer(
+            audio: Data(contentsOf: TranscriptionServerTests.samples.appendingPathComponent("yes.wav")))
         try WAV.encode(yes).write(to: spool.directory.appendingPathComponent("20260101-000000.000-first.wav"))
         var long = PCMBuffer(sampleRate: yes.sampleRate)
         for _ in 0..<40 { long.samples += yes.samples }

@@ -50,7 +50,8 @@ final class PlaybackFaultTests {
         #expect(result.stderr.contains("sample rate 1 Hz"), "\(result.stderr)")
     }
 
-    @Test("Ctrl-C and SIGTERM stop playback within 200 ms while the device takes no samples",
+    @Test(
+        "Ctrl-C and SIGTERM stop playback within 200 ms while the device takes no samples",
         arguments: [SIGINT, SIGTERM])
     func stalledDevice(signal: Int32) throws {
         let file = try tone(seconds: 30)

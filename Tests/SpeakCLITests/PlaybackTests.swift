@@ -86,7 +86,8 @@ final class PlaybackTests {
     @Test("--no-wait fails with 'device busy' while another speak is playing")
     func busyWithoutWaiting() throws {
         let mark = server.now
-        let speaking = try Speak.start(["Hold the line while another speaker tries to cut in."], environment: server.environment)
+        let speaking = try Speak.start(
+            ["Hold the line while another speaker tries to cut in."], environment: server.environment)
         try server.waitForSound(since: mark)
         let result = try Speak.run(["--no-wait", "Me too!"], environment: server.environment)
         #expect(result.status == 75)
@@ -126,7 +127,9 @@ final class PlaybackTests {
         let cache = scratch.appendingPathComponent("cache-home/speak")
         let first = try Speak.run(["--cache", "Build passed."], environment: environment)
         #expect(first.status == 0, "\(first.stderr)")
-        let entries = try FileManager.default.contentsOfDirectory(at: cache, includingPropertiesForKeys: nil).filter { !$0.lastPathComponent.hasPrefix(".") }
+        let entries = try FileManager.default.contentsOfDirectory(at: cache, includingPropertiesForKeys: nil).filter {
+            !$0.lastPathComponent.hasPrefix(".")
+        }
         try #require(entries.count == 1)
         // Swap the cached reply for a longer one: the second run must play what the cache holds.
         let other = scratch.appendingPathComponent("other.mp3")

@@ -25,14 +25,18 @@ final class RecorderTests {
         pcm.audibleSpan(threshold: threshold).map { Double($0.count) / Double(pcm.sampleRate) }
     }
 
-    func recorder(_ options: Recorder.Options = .init(), onChange: @escaping @Sendable (Recorder.Status) -> Void = { _ in }) -> Recorder {
+    func recorder(
+        _ options: Recorder.Options = .init(), onChange: @escaping @Sendable (Recorder.Status) -> Void = { _ in }
+    ) -> Recorder {
         var options = options
         options.spool = spool
         return Recorder(options: options, onChange: onChange)
     }
 
     var spooledFiles: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: spool.directory.path)) ?? []).filter { $0.hasSuffix(".wav") }
+        ((try? FileManager.default.contentsOfDirectory(atPath: spool.directory.path)) ?? []).filter {
+            $0.hasSuffix(".wav")
+        }
     }
 
     /// Waits until `recorder` is recording and has captured `seconds`.
@@ -40,7 +44,9 @@ final class RecorderTests {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if case .recording(let duration) = recorder.state, duration >= seconds { return }
-            guard Date() < deadline else { throw TestFailure("not recording \(seconds) s within \(timeout) s: \(recorder.state)") }
+            guard Date() < deadline else {
+                throw TestFailure("not recording \(seconds) s within \(timeout) s: \(recorder.state)")
+            }
             usleep(5_000)
         }
     }
@@ -232,7 +238,9 @@ final class Background<Value: Sendable>: @unchecked Sendable {
     }
 
     func value(timeout: TimeInterval = 10) throws -> Value {
-        guard done.wait(timeout: .now() + timeout) == .success else { throw TestFailure("still running after \(timeout) s") }
+        guard done.wait(timeout: .now() + timeout) == .success else {
+            throw TestFailure("still running after \(timeout) s")
+        }
         return try result.withLock { $0! }.get()
     }
 }

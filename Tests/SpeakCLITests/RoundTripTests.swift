@@ -31,7 +31,8 @@ final class RoundTripTests {
     func ask() throws {
         let prompt = try server.synthesised(["Deploy to production?"])
         let mark = server.now
-        let asking = try Speak.start(["ask", "--expect", "yes|no|cancel", "--json", "Deploy to production?"], environment: environment)
+        let asking = try Speak.start(
+            ["ask", "--expect", "yes|no|cancel", "--json", "Deploy to production?"], environment: environment)
         try answer("no", after: prompt, since: mark)
         let result = asking.wait()
         #expect(result.status == 0, "\(result.stderr)")
@@ -52,7 +53,8 @@ final class RoundTripTests {
     func failingUpstreamKeepsRecording() throws {
         let prompt = try server.synthesised(["Roll back?"])
         let mark = server.now
-        let asking = try Speak.start(["ask", "--server", "http://127.0.0.1:9", "--token", "t", "Roll back?"], environment: environment)
+        let asking = try Speak.start(
+            ["ask", "--server", "http://127.0.0.1:9", "--token", "t", "Roll back?"], environment: environment)
         try answer("yes", after: prompt, since: mark)
         let result = asking.wait()
         #expect(result.status == 6, "\(result.stderr)")

@@ -23,7 +23,8 @@ struct StartupTests {
         var names: [String] = []
         for file in try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
         where file.lastPathComponent.hasPrefix("ld.") {
-            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") where line.contains("calling init:") {
+            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+            where line.contains("calling init:") {
                 names.append(String(line.split(separator: "/").last ?? ""))
             }
             try FileManager.default.removeItem(at: file)
@@ -38,14 +39,17 @@ struct StartupTests {
             ["-a", "null", "{dir}/reply.mp3"],
         ])
     func lightCommands(arguments: [String]) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("speak-ld-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "speak-ld-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         // The file the -o run writes is the one the play run plays.
         if arguments.last?.hasSuffix(".mp3") == true, arguments.first == "-a" {
-            #expect(try Speak.run(["-o", directory.appendingPathComponent("reply.mp3").path, "Build passed."]).status == 0)
+            #expect(
+                try Speak.run(["-o", directory.appendingPathComponent("reply.mp3").path, "Build passed."]).status == 0)
         }
-        let (result, libraries) = try Self.librariesLoaded(arguments.map { $0.replacingOccurrences(of: "{dir}", with: directory.path) }, in: directory)
+        let (result, libraries) = try Self.librariesLoaded(
+            arguments.map { $0.replacingOccurrences(of: "{dir}", with: directory.path) }, in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(libraries.contains { $0.hasPrefix("libc.so") }, "the trace was read: \(libraries)")
         let loaded = libraries.filter { library in Self.heavy.contains { library.hasPrefix($0) } }
@@ -54,11 +58,13 @@ struct StartupTests {
 
     @Test("the same trace sees the heavy libraries in speak serve's binary, so the check can fail")
     func traceSeesHeavyLibraries() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("speak-ld-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "speak-ld-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let (result, libraries) = try Self.librariesLoaded(["serve", "--help"], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(libraries.contains { $0.hasPrefix("libmicrohttpd") } && libraries.contains { $0.hasPrefix("libavcodec") })
+        #expect(
+            libraries.contains { $0.hasPrefix("libmicrohttpd") } && libraries.contains { $0.hasPrefix("libavcodec") })
     }
 }

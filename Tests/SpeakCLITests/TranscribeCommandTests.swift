@@ -38,7 +38,12 @@ struct TranscribeCommandTests {
             ([text.path], 65, "not an audio file"),
             (["/nonexistent.wav"], 66, "cannot read /nonexistent.wav"),
             // A dictionary word check is pocketsphinx's: Whisper has no words it cannot hear.
-            (["--engine", "pocketsphinx", "--expect", "yes|flibbertyzork", Self.samples.appendingPathComponent("yes.wav").path], 64, "flibbertyzork"),
+            (
+                [
+                    "--engine", "pocketsphinx", "--expect", "yes|flibbertyzork",
+                    Self.samples.appendingPathComponent("yes.wav").path,
+                ], 64, "flibbertyzork"
+            ),
             ([], 64, "no files to transcribe"),
         ]
         for (arguments, status, message) in cases {
@@ -53,7 +58,9 @@ struct TranscribeCommandTests {
     func throughServer() throws {
         let server = try RunningServer()
         let file = Self.samples.appendingPathComponent("yes.ogg").path
-        let result = try Speak.run(["transcribe", "--server", server.url, "--token", server.token, "--expect", "yes please do that|no", file])
+        let result = try Speak.run([
+            "transcribe", "--server", server.url, "--token", server.token, "--expect", "yes please do that|no", file,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "yes please do that\n")
         let refused = try Speak.run(["transcribe", "--server", server.url, "--token", "wrong", file])

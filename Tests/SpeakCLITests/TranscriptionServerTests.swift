@@ -6,27 +6,42 @@ import Testing
 /// client and the `openai` package call them.
 @Suite("speak serve: transcription", .serialized)
 final class TranscriptionServerTests {
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Samples").standardizedFileURL
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "../../Samples"
+    ).standardizedFileURL
     let server: RunningServer
 
     init() throws { server = try RunningServer() }
 
-    func upload(_ path: String, _ fields: [String: String] = [:], file: URL, type: String = "audio/mp4", name: String = "note.m4a") throws -> HTTPReply {
-        try server.authorized(fields.flatMap { ["-F", "\($0.key)=\($0.value)"] } + ["-F", "file=@\(file.path);type=\(type);filename=\(name)", "\(server.url)\(path)"])
+    func upload(
+        _ path: String, _ fields: [String: String] = [:], file: URL, type: String = "audio/mp4",
+        name: String = "note.m4a"
+    ) throws -> HTTPReply {
+        try server.authorized(
+            fields.flatMap { ["-F", "\($0.key)=\($0.value)"] } + [
+                "-F", "file=@\(file.path);type=\(type);filename=\(name)", "\(server.url)\(path)",
+            ])
     }
 
     @Test("POST /api/transcribe takes the seed client's upload: language field, note.m4a as audio/mp4")
     func apiTranscribe() throws {
-        let free = try upload("/api/transcribe", ["language": "en"], file: Self.samples.appendingPathComponent("yes.m4a"))
+        let free = try upload(
+            "/api/transcribe", ["language": "en"], file: Self.samples.appendingPathComponent("yes.m4a"))
         #expect(free.status == 200, "\(free.text)")
         #expect(!(try #require(free.json?["text"] as? String)).isEmpty)
-        let expected = try upload("/api/transcribe", ["language": "en", "expect": "yes please do that|no|cancel"], file: Self.samples.appendingPathComponent("yes.m4a"))
+        let expected = try upload(
+            "/api/transcribe", ["language": "en", "expect": "yes please do that|no|cancel"],
+            file: Self.samples.appendingPathComponent("yes.m4a"))
         #expect(expected.json?["text"] as? String == "yes please do that")
     }
 
-    @Test("every upload format is decoded", arguments: ["yes.webm", "yes.ogg", "yes.flac", "yes.mp3", "yes.wav", "yes-stereo-44k.m4a"])
+    @Test(
+        "every upload format is decoded",
+        arguments: ["yes.webm", "yes.ogg", "yes.flac", "yes.mp3", "yes.wav", "yes-stereo-44k.m4a"])
     func formats(name: String) throws {
-        let reply = try upload("/api/transcribe", ["expect": "yes please do that|no"], file: Self.samples.appendingPathComponent(name), type: "application/octet-stream", name: name)
+        let reply = try upload(
+            "/api/transcribe", ["expect": "yes please do that|no"], file: Self.samples.appendingPathComponent(name),
+            type: "application/octet-stream", name: name)
         #expect(reply.json?["text"] as? String == "yes please do that", "\(name): \(reply.text)")
     }
 
@@ -57,12 +72,15 @@ final class TranscriptionServerTests {
         let big = server.directory.appendingPathComponent("big.wav")
         try Data(repeating: 0, count: 30 << 20).write(to: big)
         let before = try residentKilobytes()
-        let reply = try upload("/v1/audio/transcriptions", ["model": "whisper-1"], file: big, type: "audio/wav", name: "big.wav")
+        let reply = try upload(
+            "/v1/audio/transcriptions", ["model": "whisper-1"], file: big, type: "audio/wav", name: "big.wav")
         #expect(reply.status == 413)
         #expect(try residentKilobytes() - before < 8 << 10, "the server grew")
     }
 
-    @Test("the openai package transcribes unchanged, in every response format", arguments: ["json", "text", "verbose_json", "srt", "vtt"])
+    @Test(
+        "the openai package transcribes unchanged, in every response format",
+        arguments: ["json", "text", "verbose_json", "srt", "vtt"])
     func openAIClient(format: String) throws {
         let script = """
             import json

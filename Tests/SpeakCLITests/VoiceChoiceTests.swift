@@ -8,7 +8,8 @@ struct VoiceChoiceTests {
     let scratch: URL
 
     init() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("speak-voice-\(UUID().uuidString.prefix(8))")
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "speak-voice-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
 
@@ -49,8 +50,11 @@ struct VoiceChoiceTests {
 
     @Test("-v '?' names each voice's engine, from the light speak too")
     func listingShowsEngines() throws {
-        try Data(#"{"name":"relay","language":"ha","upstream":{"api":"speak","url":"http://127.0.0.1:9","voice":"nadia"}}"#.utf8)
-            .write(to: scratch.appendingPathComponent("relay.json"))
+        try Data(
+            #"{"name":"relay","language":"ha","upstream":{"api":"speak","url":"http://127.0.0.1:9","voice":"nadia"}}"#
+                .utf8
+        )
+        .write(to: scratch.appendingPathComponent("relay.json"))
         let listed = try Speak.run(["--voices-dir", scratch.path, "-v", "?"])
         #expect(listed.status == 0, "\(listed.stderr)")
         let lines = listed.stdout.split(separator: "\n")

@@ -12,11 +12,16 @@ struct WebPageTests {
 
     /// Runs the driver against `server` and returns what the page showed.
     func drive(_ server: RunningServer, token: String? = nil, _ arguments: [String]) throws -> [String: Any] {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") else {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
+        else {
             throw TestFailure("no chromium or chromedriver: run Scripts/install-browser")
         }
-        let result = try Subprocess.run("/usr/bin/env", ["python3", Self.driver.path, server.url, token ?? server.token] + arguments)
-        guard result.status == 0, let seen = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any] else {
+        let result = try Subprocess.run(
+            "/usr/bin/env", ["python3", Self.driver.path, server.url, token ?? server.token] + arguments)
+        guard result.status == 0,
+            let seen = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
+        else {
             throw TestFailure("the browser run failed (\(result.status)): \(result.stderr.suffix(2000))")
         }
         return seen
@@ -29,7 +34,8 @@ struct WebPageTests {
         let made = try Speak.run(["-o", file.path, "yes please do that"])
         #expect(made.status == 0, "\(made.stderr)")
         let spoken = try PCMBuffer(audio: Data(contentsOf: file))
-        let padded = PCMBuffer(sampleRate: spoken.sampleRate, samples: Array(repeating: 0, count: spoken.sampleRate / 2) + spoken.samples)
+        let padded = PCMBuffer(
+            sampleRate: spoken.sampleRate, samples: Array(repeating: 0, count: spoken.sampleRate / 2) + spoken.samples)
         try padded.encoded(as: .wav).write(to: file)
         // Record past the end of the phrase: the fake microphone plays it once, then silence.
         return (file, String(format: "%.1f", padded.duration + 0.5))
@@ -59,7 +65,8 @@ struct WebPageTests {
         #expect(seen["mode"] as? String == "stream", "Chromium plays MP3 through MediaSource as it arrives")
         // The same request through curl: the browser got all of it and played it to the end.
         let body = try JSONSerialization.data(withJSONObject: ["text": text, "voice": "oliver"])
-        let reply = try server.authorized(["-H", "Content-Type: application/json", "--data-binary", "@-", "\(server.url)/api/speak"], input: body)
+        let reply = try server.authorized(
+            ["-H", "Content-Type: application/json", "--data-binary", "@-", "\(server.url)/api/speak"], input: body)
         #expect(reply.status == 200)
         #expect(seen["bytes"] as? Int == reply.body.count)
         let expected = try PCMBuffer(audio: reply.body).duration
@@ -71,7 +78,9 @@ struct WebPageTests {
         #expect(seen["ended"] as? Bool == true)
     }
 
-    @Test("the fake microphone's words are recorded with a level and a duration, uploaded and shown", arguments: ["whisper", "pocketsphinx"])
+    @Test(
+        "the fake microphone's words are recorded with a level and a duration, uploaded and shown",
+        arguments: ["whisper", "pocketsphinx"])
     func record(engine: String) throws {
         let server = try RunningServer(["--engine", engine])
         let microphone = try microphone(in: server)
@@ -84,13 +93,20 @@ struct WebPageTests {
         #expect(String(String.UnicodeScalarView(words)) == "yes please do that", "heard \(transcript)")
     }
 
-    @Test("a refused upload keeps the recording, across a reload: Retry, once the token is right, transcribes it without recording again")
+    @Test(
+        """
+        a refused upload keeps the recording, across a reload: Retry, once the token is right, \
+        transcribes it without recording again
+        """
+    )
     func retry() throws {
         let server = try RunningServer(["--engine", "pocketsphinx"])
         let microphone = try microphone(in: server)
-        let seen = try drive(server, token: "not-the-token", [
-            "record", "--mic", microphone.file.path, "--seconds", microphone.seconds, "--retry-token", server.token,
-        ])
+        let seen = try drive(
+            server, token: "not-the-token",
+            [
+                "record", "--mic", microphone.file.path, "--seconds", microphone.seconds, "--retry-token", server.token,
+            ])
         #expect((seen["firstError"] as? String)?.lowercased().contains("wrong token") == true, "\(seen)")
         #expect(seen["retryOffered"] as? Bool == true)
         #expect(seen["keptAcrossReload"] as? Bool == true)

@@ -9,7 +9,9 @@ struct CodecTests {
     static let speech: PCMBuffer = {
         let synthesizer = try! EspeakSynthesizer.shared()
         var pcm = PCMBuffer(sampleRate: synthesizer.sampleRate)
-        try! synthesizer.synthesize("Encode me, then decode me.", options: SpeechOptions(voice: VoiceCatalog.builtInDefault)) {
+        try! synthesizer.synthesize(
+            "Encode me, then decode me.", options: SpeechOptions(voice: VoiceCatalog.builtInDefault)
+        ) {
             pcm.samples += $0
         }
         return pcm
@@ -17,13 +19,17 @@ struct CodecTests {
 
     @Test("MP3 encode then decode keeps the length and the level", arguments: [(22050, 32), (16000, 32), (24000, 64)])
     func mp3RoundTrip(sampleRate: Int, bitrate: Int) throws {
-        let mp3 = try MP3Encoder.encodeFile(Self.speech, settings: MP3Settings(sampleRate: sampleRate, bitrate: bitrate))
+        let mp3 = try MP3Encoder.encodeFile(
+            Self.speech, settings: MP3Settings(sampleRate: sampleRate, bitrate: bitrate))
         let decoded = try MP3Decoder.decode(mp3)
         #expect(decoded.sampleRate == sampleRate)
         // Nothing lost; longer only by LAME's encoder delay (1105 samples) and the last frame's padding.
         let extra = decoded.duration - Self.speech.duration
-        #expect(extra >= 0 && extra <= Double(1105 + 576) / Double(sampleRate) + 0.005, "\(decoded.duration) vs \(Self.speech.duration)")
-        #expect(abs(decoded.rms - Self.speech.rms) / Self.speech.rms < 0.1, "level \(decoded.rms) vs \(Self.speech.rms)")
+        #expect(
+            extra >= 0 && extra <= Double(1105 + 576) / Double(sampleRate) + 0.005,
+            "\(decoded.duration) vs \(Self.speech.duration)")
+        #expect(
+            abs(decoded.rms - Self.speech.rms) / Self.speech.rms < 0.1, "level \(decoded.rms) vs \(Self.speech.rms)")
         // 32 kbps for the duration, plus at most a frame or two.
         #expect(Double(mp3.count) <= Double(bitrate * 1000 / 8) * Self.speech.duration + 1000)
     }
@@ -65,12 +71,14 @@ struct CodecTests {
             let handle = try FileHandle(forUpdating: url)
             let writer = try AudioFileWriter(file: handle, format: format, sampleRate: Self.speech.sampleRate)
             for chunk in stride(from: 0, to: Self.speech.samples.count, by: 1000) {
-                try Array(Self.speech.samples[chunk..<min(chunk + 1000, Self.speech.samples.count)]).withUnsafeBufferPointer(writer.write)
+                try Array(Self.speech.samples[chunk..<min(chunk + 1000, Self.speech.samples.count)])
+                    .withUnsafeBufferPointer(writer.write)
             }
             try writer.finish()
             try handle.close()
             let decoded = try PCMBuffer(audio: Data(contentsOf: url))
-            #expect(decoded.duration >= Self.speech.duration && decoded.duration < Self.speech.duration + 0.08, "\(format)")
+            #expect(
+                decoded.duration >= Self.speech.duration && decoded.duration < Self.speech.duration + 0.08, "\(format)")
         }
     }
 }

@@ -44,7 +44,8 @@ struct EndPointerTests {
 
     @Test("exactly 100 ms above the threshold is speech; the threshold is inclusive")
     func minimumSpeech() {
-        let (decision, _) = Self.run(Self.seconds(0.02, 0.1) + Self.seconds(0.0199, 2), settings: .init(threshold: 0.02, noSpeechTimeout: 1))
+        let (decision, _) = Self.run(
+            Self.seconds(0.02, 0.1) + Self.seconds(0.0199, 2), settings: .init(threshold: 0.02, noSpeechTimeout: 1))
         #expect(decision == .endOfSpeech)
         var endPointer = EndPointer()
         for _ in 0..<4 { _ = endPointer.observe(level: 0.5, duration: 0.02) }
@@ -61,7 +62,8 @@ struct EndPointerTests {
 
     @Test("the spool lists recordings oldest first and marks them done")
     func spool() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("speak-spool-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "speak-spool-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: directory) }
         let spool = Spool(directory: directory)
         #expect(spool.pending.isEmpty)
@@ -78,7 +80,9 @@ struct EndPointerTests {
         try spool.markDone(urls[1], keep: true)
         #expect(spool.pending == [urls[2]])
         #expect(!FileManager.default.fileExists(atPath: urls[0].path))
-        #expect(FileManager.default.fileExists(atPath: spool.doneDirectory.appendingPathComponent(urls[1].lastPathComponent).path))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: spool.doneDirectory.appendingPathComponent(urls[1].lastPathComponent).path))
     }
 
     @Test("the default spool follows XDG_DATA_HOME")

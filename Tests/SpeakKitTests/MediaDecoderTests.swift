@@ -17,12 +17,15 @@ struct MediaDecoderTests {
     /// Encoder padding and priming allowed on top of the reference's duration.
     static let durationTolerance = 0.06
 
-    static func expectLikeReference(_ pcm: PCMBuffer, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectLikeReference(_ pcm: PCMBuffer, _ name: String, sourceLocation: SourceLocation = #_sourceLocation)
+    {
         #expect(pcm.sampleRate == 16000, "\(name)", sourceLocation: sourceLocation)
-        #expect(abs(pcm.duration - reference.duration) <= durationTolerance,
-                "\(name): \(pcm.duration) s vs \(reference.duration) s", sourceLocation: sourceLocation)
+        #expect(
+            abs(pcm.duration - reference.duration) <= durationTolerance,
+            "\(name): \(pcm.duration) s vs \(reference.duration) s", sourceLocation: sourceLocation)
         let ratio = pcm.rms / reference.rms
-        #expect(ratio > 0.7 && ratio < 1.4, "\(name): level \(pcm.rms) vs \(reference.rms)", sourceLocation: sourceLocation)
+        #expect(
+            ratio > 0.7 && ratio < 1.4, "\(name): level \(pcm.rms) vs \(reference.rms)", sourceLocation: sourceLocation)
     }
 
     /// "notAudio", "unsupported", or a description of any other error.
@@ -74,7 +77,9 @@ struct MediaDecoderTests {
         put(2, at: 22, bytes: 2)  // channels
         put(rate * 4, at: 28, bytes: 4)  // bytes per second
         put(4, at: 32, bytes: 2)  // bytes per frame
-        for sample in mono { withUnsafeBytes(of: sample.littleEndian) { wav.append(contentsOf: Array($0) + Array($0)) } }
+        for sample in mono {
+            withUnsafeBytes(of: sample.littleEndian) { wav.append(contentsOf: Array($0) + Array($0)) }
+        }
         Self.expectLikeReference(try MediaDecoder.decode(wav), "stereo WAV at \(rate) Hz")
     }
 
@@ -83,7 +88,9 @@ struct MediaDecoderTests {
         for name in ["yes.m4a", "yes.wav"] {
             let pcm = try MediaDecoder.decode(Self.fixture(name), sampleRate: rate)
             #expect(pcm.sampleRate == rate)
-            #expect(abs(pcm.duration - Self.reference.duration) <= Self.durationTolerance, "\(name) at \(rate): \(pcm.duration)")
+            #expect(
+                abs(pcm.duration - Self.reference.duration) <= Self.durationTolerance,
+                "\(name) at \(rate): \(pcm.duration)")
         }
     }
 
@@ -120,7 +127,9 @@ struct MediaDecoderTests {
         #expect(throws: CocoaError.self) { try MediaDecoder.decode(file: URL(filePath: "/nonexistent/speak/yes.m4a")) }
     }
 
-    @Test("files cut mid-stream keep the audio before the cut", arguments: ["yes.m4a", "yes.webm", "yes.ogg", "yes.flac", "yes.mp3"])
+    @Test(
+        "files cut mid-stream keep the audio before the cut",
+        arguments: ["yes.m4a", "yes.webm", "yes.ogg", "yes.flac", "yes.mp3"])
     func truncated(name: String) throws {
         let data = try Self.fixture(name)
         let pcm = try MediaDecoder.decode(data.prefix(data.count * 2 / 3))
@@ -128,11 +137,16 @@ struct MediaDecoderTests {
         #expect(pcm.duration > 0.3 && pcm.duration < Self.reference.duration - 0.1, "\(name): \(pcm.duration) s")
     }
 
-    @Test("corrupted bodies decode or are refused, never crash", arguments: ["yes.m4a", "yes.webm", "yes.ogg", "yes.flac", "yes.mp3"])
+    @Test(
+        "corrupted bodies decode or are refused, never crash",
+        arguments: ["yes.m4a", "yes.webm", "yes.ogg", "yes.flac", "yes.mp3"])
     func corrupted(name: String) throws {
         var generator = SplitMix(seed: 11)
         var data = try Self.fixture(name)
-        for _ in 0..<200 { data[Int.random(in: data.count / 4..<data.count, using: &generator)] = .random(in: 0...255, using: &generator) }
+        for _ in 0..<200 {
+            data[Int.random(in: data.count / 4..<data.count, using: &generator)] = .random(
+                in: 0...255, using: &generator)
+        }
         let outcome = Self.failure { try MediaDecoder.decode(data) }
         #expect(outcome.hasPrefix("decoded") || outcome == "notAudio", "\(name): \(outcome)")
     }

@@ -32,7 +32,8 @@ struct PocketSphinxTests {
         let transcript = try transcriber.transcribe(audio, options: TranscriptionOptions(expectedPhrases: phrases))
         let seconds = Date().timeIntervalSince(start)
         print(
-            "pocketsphinx: \(String(format: "%.2f", audio.duration)) s of audio in \(String(format: "%.3f", seconds)) s, "
+            "pocketsphinx: \(String(format: "%.2f", audio.duration)) s of audio "
+                + "in \(String(format: "%.3f", seconds)) s, "
                 + "real-time factor \(String(format: "%.3f", seconds / max(audio.duration, 0.001))) "
                 + "(model load \(String(format: "%.2f", Self.loaded.seconds)) s): \(transcript.text.debugDescription)")
         return transcript
@@ -60,7 +61,9 @@ struct PocketSphinxTests {
     func otherRate() throws {
         let synthesizer = try EspeakSynthesizer.shared()
         var audio = PCMBuffer(sampleRate: synthesizer.sampleRate)
-        try synthesizer.synthesize("cancel", options: SpeechOptions(voice: VoiceCatalog.builtInDefault)) { audio.samples += $0 }
+        try synthesizer.synthesize("cancel", options: SpeechOptions(voice: VoiceCatalog.builtInDefault)) {
+            audio.samples += $0
+        }
         #expect(try transcribe(audio, expect: ["yes", "no", "cancel"]).text == "cancel")
     }
 
@@ -82,7 +85,8 @@ struct PocketSphinxTests {
 
     @Test("silence gives an empty transcript", arguments: [nil, ["yes", "no", "cancel"]] as [[String]?])
     func silence(phrases: [String]?) throws {
-        let transcript = try transcribe(PCMBuffer(sampleRate: 16000, samples: [Int16](repeating: 0, count: 32000)), expect: phrases)
+        let transcript = try transcribe(
+            PCMBuffer(sampleRate: 16000, samples: [Int16](repeating: 0, count: 32000)), expect: phrases)
         #expect(transcript.text == "")
         #expect(transcript.duration == 2)
     }
@@ -90,7 +94,9 @@ struct PocketSphinxTests {
     @Test("words the dictionary lacks are refused, by name")
     func unknownWord() throws {
         let error = #expect(throws: PocketSphinxError.self) {
-            try transcriber.transcribe(Self.speech("yes"), options: TranscriptionOptions(expectedPhrases: ["yes", "flibbertyzork now", "Qwxzv"]))
+            try transcriber.transcribe(
+                Self.speech("yes"),
+                options: TranscriptionOptions(expectedPhrases: ["yes", "flibbertyzork now", "Qwxzv"]))
         }
         #expect(error?.unknownWords == ["flibbertyzork", "qwxzv"])
         #expect(error?.description.contains("flibbertyzork") == true)
@@ -107,7 +113,9 @@ struct PocketSphinxTests {
         let heard = Mutex([String](repeating: "", count: answers.count))
         DispatchQueue.concurrentPerform(iterations: answers.count) { index in
             let instance = index % 2 == 0 ? transcriber : second
-            let text = (try? instance.transcribe(audio[index], options: TranscriptionOptions(expectedPhrases: ["yes", "no", "cancel"])))?.text
+            let text =
+                (try? instance.transcribe(
+                    audio[index], options: TranscriptionOptions(expectedPhrases: ["yes", "no", "cancel"])))?.text
             heard.withLock { $0[index] = text ?? "error" }
         }
         #expect(heard.withLock { $0 } == answers)
@@ -115,6 +123,9 @@ struct PocketSphinxTests {
 
     @Test("phrases are lowercased and split at punctuation")
     func normalisation() {
-        #expect(PocketSphinxTranscriber.normalise(["Yes!", " roll-back ", "don't", "", "YES"]) == [["yes"], ["roll", "back"], ["don't"]])
+        #expect(
+            PocketSphinxTranscriber.normalise(["Yes!", " roll-back ", "don't", "", "YES"]) == [
+                ["yes"], ["roll", "back"], ["don't"],
+            ])
     }
 }

@@ -28,7 +28,8 @@ final class WhisperFixture {
     init() throws {
         directory = FileManager.default.temporaryDirectory.appending(path: "whisper-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        server = try FixtureServer(script: "whisper_server.py", arguments: [directory.appending(path: "requests.log").path])
+        server = try FixtureServer(
+            script: "whisper_server.py", arguments: [directory.appending(path: "requests.log").path])
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
@@ -41,12 +42,14 @@ final class WhisperFixture {
             let object = try! JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
             let files = (object["files"] as! [[String: Any]]).map { file in
                 Upload.File(
-                    name: file["name"] as! String, filename: file["filename"] as! String, contentType: file["content_type"] as! String,
+                    name: file["name"] as! String, filename: file["filename"] as! String,
+                    contentType: file["content_type"] as! String,
                     size: file["size"] as! Int, isMP3: file["mp3"] as! Bool)
             }
             return Upload(
                 path: object["path"] as! String, authorization: object["authorization"] as? String,
-                contentType: object["content_type"] as! String, fields: object["fields"] as! [String: String], files: files)
+                contentType: object["content_type"] as! String, fields: object["fields"] as! [String: String],
+                files: files)
         }
     }
 }
@@ -60,10 +63,13 @@ struct RemoteTranscriberTests {
         format: TranscriptionUpstream.ResponseFormat? = nil
     ) -> TranscriptionUpstream {
         TranscriptionUpstream(
-            api: api, url: fixture.url(scenario), keyEnvironment: UpstreamClientTests.keyVariable(), responseFormat: format)
+            api: api, url: fixture.url(scenario), keyEnvironment: UpstreamClientTests.keyVariable(),
+            responseFormat: format)
     }
 
-    static func transcriber(_ upstream: TranscriptionUpstream, maxUploadBytes: Int = RemoteTranscriber.defaultMaxUploadBytes)
+    static func transcriber(
+        _ upstream: TranscriptionUpstream, maxUploadBytes: Int = RemoteTranscriber.defaultMaxUploadBytes
+    )
         -> RemoteTranscriber
     {
         RemoteTranscriber(upstream: upstream, maxUploadBytes: maxUploadBytes, maxAttempts: 3, baseDelay: 0.01)
@@ -74,7 +80,9 @@ struct RemoteTranscriberTests {
         let synthesizer = try EspeakSynthesizer.shared()
         var resampler = Resampler(inputRate: synthesizer.sampleRate, outputRate: 16000)
         var samples: [Int16] = []
-        try synthesizer.synthesize(text, options: SpeechOptions(voice: VoiceCatalog.builtInDefault)) { samples += resampler.process($0) }
+        try synthesizer.synthesize(text, options: SpeechOptions(voice: VoiceCatalog.builtInDefault)) {
+            samples += resampler.process($0)
+        }
         return samples + resampler.finish()
     }
 
@@ -85,7 +93,8 @@ struct RemoteTranscriberTests {
         let fixture = try WhisperFixture()
         let audio = try Self.hello.get()
         let options = TranscriptionOptions(language: "en-us", prompt: "A greeting.", expectedPhrases: ["yes", "no"])
-        let (transcript, notices) = try Self.transcriber(Self.upstream(fixture, "ok")).transcribeWithReport(audio, options: options)
+        let (transcript, notices) = try Self.transcriber(Self.upstream(fixture, "ok")).transcribeWithReport(
+            audio, options: options)
         #expect(transcript == Transcript(text: "piece 1", duration: audio.duration))
         #expect(notices.count == 1)
         let uploads = fixture.uploads
@@ -95,7 +104,8 @@ struct RemoteTranscriberTests {
         #expect(uploads[0].contentType.hasPrefix("multipart/form-data; boundary="))
         #expect(
             uploads[0].fields == [
-                "model": "whisper-large-v3-turbo", "response_format": "json", "language": "en", "prompt": "A greeting. yes, no",
+                "model": "whisper-large-v3-turbo", "response_format": "json", "language": "en",
+                "prompt": "A greeting. yes, no",
             ])
         try #require(uploads[0].files.count == 1)
         let file = uploads[0].files[0]
@@ -119,7 +129,8 @@ struct RemoteTranscriberTests {
         let keyFile = FileManager.default.temporaryDirectory.appending(path: "key-\(UUID().uuidString)")
         try "user-token-1\n".write(to: keyFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: keyFile) }
-        let upstream = TranscriptionUpstream(api: .speak, url: fixture.url("ok") + "/", keyFile: keyFile.path, responseFormat: .text)
+        let upstream = TranscriptionUpstream(
+            api: .speak, url: fixture.url("ok") + "/", keyFile: keyFile.path, responseFormat: .text)
         let audio = try Self.hello.get()
         let (transcript, notices) = try Self.transcriber(upstream).transcribeWithReport(
             audio, options: TranscriptionOptions(language: "ha", prompt: "not sent"))
@@ -138,7 +149,8 @@ struct RemoteTranscriberTests {
     func responseFormats(format: TranscriptionUpstream.ResponseFormat) throws {
         let fixture = try WhisperFixture()
         let audio = try Self.hello.get()
-        let transcript = try Self.transcriber(Self.upstream(fixture, "ok", format: format)).transcribe(audio, options: .init())
+        let transcript = try Self.transcriber(Self.upstream(fixture, "ok", format: format)).transcribe(
+            audio, options: .init())
         #expect(fixture.uploads.first?.fields["response_format"] == format.rawValue)
         #expect(transcript.duration == audio.duration)
         switch format {
@@ -160,7 +172,8 @@ struct RemoteTranscriberTests {
         let gap = 16000
         let audio = PCMBuffer(sampleRate: 16000, samples: first + [Int16](repeating: 0, count: gap) + second)
         let quiet =
-            try #require(PCMBuffer(sampleRate: 16000, samples: first).audibleSpan(threshold: 0.01)).upperBound..<first.count + gap
+            try #require(PCMBuffer(sampleRate: 16000, samples: first).audibleSpan(threshold: 0.01)).upperBound..<first
+            .count + gap
             + (try #require(PCMBuffer(sampleRate: 16000, samples: second).audibleSpan(threshold: 0.01))).lowerBound
         let limit = Int(audio.duration * 4000) * 2 / 3
         let transcriber = Self.transcriber(Self.upstream(fixture, "ok", format: .verboseJSON), maxUploadBytes: limit)
@@ -168,7 +181,9 @@ struct RemoteTranscriberTests {
 
         let uploads = fixture.uploads
         try #require(uploads.count == 2)
-        for upload in uploads { #expect(upload.files.first.map { $0.size <= limit } == true, "\(upload.files) over \(limit)") }
+        for upload in uploads {
+            #expect(upload.files.first.map { $0.size <= limit } == true, "\(upload.files) over \(limit)")
+        }
         #expect(transcript.text == "piece 1 end piece 2 end")
         #expect(transcript.duration == audio.duration)
         #expect(transcript.segments.map(\.text) == ["piece 1", "end", "piece 2", "end"])
@@ -227,7 +242,8 @@ struct RemoteTranscriberTests {
     @Test("503 is retried until it succeeds")
     func retriesServiceUnavailable() throws {
         let fixture = try WhisperFixture()
-        let transcript = try Self.transcriber(Self.upstream(fixture, "fail503x2")).transcribe(try Self.hello.get(), options: .init())
+        let transcript = try Self.transcriber(Self.upstream(fixture, "fail503x2")).transcribe(
+            try Self.hello.get(), options: .init())
         #expect(transcript.text == "piece 3")
         #expect(fixture.uploads.count == 3)
     }
@@ -236,7 +252,8 @@ struct RemoteTranscriberTests {
     func honoursRetryAfter() throws {
         let fixture = try WhisperFixture()
         let start = Date()
-        let transcript = try Self.transcriber(Self.upstream(fixture, "ratelimit1")).transcribe(try Self.hello.get(), options: .init())
+        let transcript = try Self.transcriber(Self.upstream(fixture, "ratelimit1")).transcribe(
+            try Self.hello.get(), options: .init())
         #expect(transcript.text == "piece 2")
         #expect(Date().timeIntervalSince(start) >= 1)
         #expect(fixture.uploads.count == 2)
@@ -246,7 +263,8 @@ struct RemoteTranscriberTests {
     func limitTooSmall() throws {
         let fixture = try WhisperFixture()
         let error = #expect(throws: TranscriptionError.self) {
-            try Self.transcriber(Self.upstream(fixture, "ok"), maxUploadBytes: 1000).transcribe(try Self.hello.get(), options: .init())
+            try Self.transcriber(Self.upstream(fixture, "ok"), maxUploadBytes: 1000).transcribe(
+                try Self.hello.get(), options: .init())
         }
         #expect(error?.isRetryable == false)
         #expect(error?.message.contains("too small") == true)
@@ -258,7 +276,8 @@ struct RemoteTranscriberTests {
         let fixture = try WhisperFixture()
         let audio = PCMBuffer(sampleRate: 16000, samples: (0..<48000).map { _ in Int16.random(in: -3000...3000) })
         let error = #expect(throws: TranscriptionError.self) {
-            try Self.transcriber(Self.upstream(fixture, "fail503x9"), maxUploadBytes: 10_000).transcribe(audio, options: .init())
+            try Self.transcriber(Self.upstream(fixture, "fail503x9"), maxUploadBytes: 10_000).transcribe(
+                audio, options: .init())
         }
         #expect(error?.message.hasPrefix("piece 1 of 2: ") == true, "\(String(describing: error))")
         #expect(error?.isRetryable == true)
@@ -286,11 +305,14 @@ struct RemoteTranscriberTests {
         #expect(fixture.uploads.count == 1)
     }
 
-    @Test("a reply that is not a transcript is rejected and not retried", arguments: TranscriptionUpstream.ResponseFormat.allCases)
+    @Test(
+        "a reply that is not a transcript is rejected and not retried",
+        arguments: TranscriptionUpstream.ResponseFormat.allCases)
     func rejectsHTML(format: TranscriptionUpstream.ResponseFormat) throws {
         let fixture = try WhisperFixture()
         let error = #expect(throws: TranscriptionError.self) {
-            try Self.transcriber(Self.upstream(fixture, "html", format: format)).transcribe(try Self.hello.get(), options: .init())
+            try Self.transcriber(Self.upstream(fixture, "html", format: format)).transcribe(
+                try Self.hello.get(), options: .init())
         }
         #expect(error?.isRetryable == false)
         #expect(error?.message.contains("not a transcript") == true)
@@ -299,7 +321,8 @@ struct RemoteTranscriberTests {
 
     @Test("nothing listening: a retryable error")
     func connectionRefused() throws {
-        let upstream = TranscriptionUpstream(api: .openai, url: "http://127.0.0.1:1", keyEnvironment: UpstreamClientTests.keyVariable())
+        let upstream = TranscriptionUpstream(
+            api: .openai, url: "http://127.0.0.1:1", keyEnvironment: UpstreamClientTests.keyVariable())
         let error = #expect(throws: TranscriptionError.self) {
             try Self.transcriber(upstream).transcribe(try Self.hello.get(), options: .init())
         }
@@ -308,26 +331,33 @@ struct RemoteTranscriberTests {
     }
 
     @Test(
-        "the key never appears in an error, even when the upstream echoes it", arguments: ["status400", "status401", "fail503x9", "html"])
+        "the key never appears in an error, even when the upstream echoes it",
+        arguments: ["status400", "status401", "fail503x9", "html"])
     func keyNeverInErrors(scenario: String) throws {
         let fixture = try WhisperFixture()
         let transcriber = RemoteTranscriber(upstream: Self.upstream(fixture, scenario), maxAttempts: 1)
         let error = try #require(
-            #expect(throws: TranscriptionError.self) { try transcriber.transcribe(try Self.hello.get(), options: .init()) })
+            #expect(throws: TranscriptionError.self) {
+                try transcriber.transcribe(try Self.hello.get(), options: .init())
+            })
         for text in ["\(error)", String(reflecting: error), error.message, error.localizedDescription] {
             #expect(!text.contains(Self.key), "\(text)")
             #expect(!text.contains("\n"))
         }
-        #expect(fixture.uploads.first?.authorization == "Bearer \(Self.key)", "the key was sent, so it could have leaked")
+        #expect(
+            fixture.uploads.first?.authorization == "Bearer \(Self.key)", "the key was sent, so it could have leaked")
     }
 
     @Test("the configuration reads from JSON with verbose_json spelt as the API spells it")
     func configurationCoding() throws {
-        let json = #"{"api":"openai","url":"https://api.groq.com/openai","keyEnvironment":"GROQ_API_KEY","responseFormat":"verbose_json"}"#
+        let json =
+            #"{"api":"openai","url":"https://api.groq.com/openai","keyEnvironment":"GROQ_API_KEY","#
+            + #""responseFormat":"verbose_json"}"#
         let upstream = try JSONDecoder().decode(TranscriptionUpstream.self, from: Data(json.utf8))
         #expect(
             upstream
                 == TranscriptionUpstream(
-                    api: .openai, url: "https://api.groq.com/openai", keyEnvironment: "GROQ_API_KEY", responseFormat: .verboseJSON))
+                    api: .openai, url: "https://api.groq.com/openai", keyEnvironment: "GROQ_API_KEY",
+                    responseFormat: .verboseJSON))
     }
 }

@@ -8,7 +8,8 @@ import Testing
 struct ReplyCacheTests {
     /// A fresh directory per test, removed when the test ends.
     private func withDirectory(_ body: (URL) throws -> Void) rethrows {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ReplyCacheTests-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ReplyCacheTests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         try body(directory)
     }
@@ -30,7 +31,8 @@ struct ReplyCacheTests {
     /// What the entries' bodies on disk really add up to, whatever any instance estimates.
     private func bytesOnDisk(_ directory: URL) -> Int {
         listing(directory).filter { $0.hasSuffix(ReplyCache.entrySuffix) }.reduce(0) { total, name in
-            let attributes = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
+            let attributes = try? FileManager.default.attributesOfItem(
+                atPath: directory.appendingPathComponent(name).path)
             return total + ((attributes?[.size] as? Int) ?? 0) - ReplyCache.headerBytes
         }
     }
@@ -63,12 +65,15 @@ struct ReplyCacheTests {
         ]
         #expect(Set(changed.map(\.digest) + [base.digest]).count == 7)
         // Moving a boundary between fields must change the key.
-        #expect(ReplyKey(engine: "a", voice: "bc", rate: 0, pitch: 0, format: "", text: "").digest
-            != ReplyKey(engine: "ab", voice: "c", rate: 0, pitch: 0, format: "", text: "").digest)
-        #expect(ReplyKey(engine: "", voice: "", rate: 1, pitch: 23, format: "", text: "").digest
-            != ReplyKey(engine: "", voice: "", rate: 12, pitch: 3, format: "", text: "").digest)
-        #expect(ReplyKey(engine: "", voice: "", rate: 0, pitch: 0, format: "mp3:", text: "x").digest
-            != ReplyKey(engine: "", voice: "", rate: 0, pitch: 0, format: "mp3", text: ":x").digest)
+        #expect(
+            ReplyKey(engine: "a", voice: "bc", rate: 0, pitch: 0, format: "", text: "").digest
+                != ReplyKey(engine: "ab", voice: "c", rate: 0, pitch: 0, format: "", text: "").digest)
+        #expect(
+            ReplyKey(engine: "", voice: "", rate: 1, pitch: 23, format: "", text: "").digest
+                != ReplyKey(engine: "", voice: "", rate: 12, pitch: 3, format: "", text: "").digest)
+        #expect(
+            ReplyKey(engine: "", voice: "", rate: 0, pitch: 0, format: "mp3:", text: "x").digest
+                != ReplyKey(engine: "", voice: "", rate: 0, pitch: 0, format: "mp3", text: ":x").digest)
     }
 
     @Test("a spoken reply's key tells SSML from plain text, and engines and volume apart")
@@ -87,7 +92,9 @@ struct ReplyCacheTests {
     @Test func evictsLeastRecentlyUsedFirst() throws {
         try withDirectory { directory in
             let cache = try ReplyCache(directory: directory, maximumBytes: 300)
-            for (seed, text) in ["a", "b", "c"].enumerated() { try cache.store(reply(seed, bytes: 100), for: key(text)) }
+            for (seed, text) in ["a", "b", "c"].enumerated() {
+                try cache.store(reply(seed, bytes: 100), for: key(text))
+            }
             #expect(cache.data(for: key("a")) != nil)  // "a" is now the most recently used; "b" the least
             try cache.store(reply(3, bytes: 100), for: key("d"))
             #expect(cache.contains(key("a")))
@@ -129,7 +136,8 @@ struct ReplyCacheTests {
             let live = directory.appendingPathComponent(ReplyCache.tempPrefix + "live").path
             #expect(FileManager.default.createFile(atPath: stale, contents: reply(3, bytes: 500)))
             #expect(FileManager.default.createFile(atPath: live, contents: reply(4, bytes: 500)))
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -120)], ofItemAtPath: stale)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -120)], ofItemAtPath: stale)
 
             let restarted = try ReplyCache(directory: directory, maximumBytes: 10_000)
             #expect(restarted.data(for: key("one")) == reply(1, bytes: 700))
@@ -162,7 +170,8 @@ struct ReplyCacheTests {
             }
             #expect(cache.totalBytes == 0)
             try entry.commit()
-            #expect(cache.data(for: key("streamed")) == reply(0, bytes: 100) + reply(1, bytes: 100) + reply(2, bytes: 100))
+            #expect(
+                cache.data(for: key("streamed")) == reply(0, bytes: 100) + reply(1, bytes: 100) + reply(2, bytes: 100))
             #expect(cache.totalBytes == 300)
             #expect(throws: ReplyCacheError.self) { try entry.append(reply(0, bytes: 1)) }
             #expect(listing(directory) == [key("streamed").digest + ReplyCache.entrySuffix])
@@ -223,7 +232,9 @@ struct ReplyCacheTests {
     @Test func secondInstanceSeesAndEvictsTheFirstsEntries() throws {
         try withDirectory { directory in
             let first = try ReplyCache(directory: directory, maximumBytes: 300)
-            for (seed, text) in ["x", "y", "z"].enumerated() { try first.store(reply(seed, bytes: 100), for: key(text)) }
+            for (seed, text) in ["x", "y", "z"].enumerated() {
+                try first.store(reply(seed, bytes: 100), for: key(text))
+            }
             let second = try ReplyCache(directory: directory, maximumBytes: 300)
             #expect(second.totalBytes == 300)
             #expect(second.data(for: key("y")) == reply(1, bytes: 100))

@@ -44,7 +44,8 @@ struct ReplyEncoderTests {
         #expect(worst < 40, "largest error \(worst)")
     }
 
-    @Test("an MP3 reply fed in chunks is one plain stream of frames, equal to encoding the whole", arguments: [441, 1000])
+    @Test(
+        "an MP3 reply fed in chunks is one plain stream of frames, equal to encoding the whole", arguments: [441, 1000])
     func mp3Stream(chunkSize: Int) throws {
         let reply = try Self.encode(Self.speech.samples, format: .mp3, chunkSize: chunkSize)
         let frames = try #require(MP3Frames(reply))
@@ -73,7 +74,9 @@ struct ReplyEncoderTests {
         let reply = try Self.encode(Self.speech.samples, format: .pcm, chunkSize: 441)
         var resampler = Resampler(inputRate: Self.speech.sampleRate, outputRate: 24000)
         let expected = resampler.process(Self.speech.samples) + resampler.finish()
-        let samples = stride(from: 0, to: reply.count, by: 2).map { Int16(bitPattern: UInt16(reply[$0]) | UInt16(reply[$0 + 1]) << 8) }
+        let samples = stride(from: 0, to: reply.count, by: 2).map {
+            Int16(bitPattern: UInt16(reply[$0]) | UInt16(reply[$0 + 1]) << 8)
+        }
         #expect(mismatch(samples, expected) == nil)
         #expect(ReplyFormat.pcm.contentType == "audio/pcm" && ReplyFormat.mp3.contentType == "audio/mpeg")
     }
@@ -111,6 +114,8 @@ struct MP3Frames {
 /// takes minutes.)
 func mismatch(_ actual: [Int16], _ expected: [Int16]) -> String? {
     guard actual != expected else { return nil }
-    let index = (0..<min(actual.count, expected.count)).first { actual[$0] != expected[$0] } ?? min(actual.count, expected.count)
+    let index =
+        (0..<min(actual.count, expected.count)).first { actual[$0] != expected[$0] }
+        ?? min(actual.count, expected.count)
     return "first difference at sample \(index); \(actual.count) samples, \(expected.count) expected"
 }

@@ -19,12 +19,12 @@ struct SynthesisTests {
         var lastProgress = 0.0
         try synthesizer.synthesize(
             "First sentence. Second sentence. Third sentence, the last one.", options: options(),
-            onProgress: { lastProgress = $0 }
-        ) { samples in
-            if chunks == 0 { progressWhenFirstChunk = lastProgress }
-            chunks += 1
-            #expect(samples.count > 0)
-        }
+            onProgress: { lastProgress = $0 },
+            onSamples: { samples in
+                if chunks == 0 { progressWhenFirstChunk = lastProgress }
+                chunks += 1
+                #expect(samples.count > 0)
+            })
         #expect(chunks > 10)
         // The first chunk arrived before synthesis had got through the text.
         #expect(try #require(progressWhenFirstChunk) < 0.5)
@@ -70,7 +70,9 @@ struct SynthesisTests {
     @Test("Hausa letters map onto what espeak-ng's Swahili can say")
     func transliteration() throws {
         let nadia = try catalog.voice(named: "nadia")
-        #expect(try nadia.settings(as: EspeakVoiceSettings.self).transliterate("ɓaƙo ɗan ƴa'ya cikin") == "bako dan yaya chikin")
+        #expect(
+            try nadia.settings(as: EspeakVoiceSettings.self).transliterate("ɓaƙo ɗan ƴa'ya cikin")
+                == "bako dan yaya chikin")
     }
 
     @Test("rate, pitch and volume change the sound")
@@ -99,10 +101,16 @@ struct SynthesisTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("voices-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Data(#"{"name":"robo","language":"en","espeakVoice":"en","variant":"klatt","rate":120,"pitch":10,"description":"Beep."}"#.utf8)
-            .write(to: directory.appendingPathComponent("robo.json"))
-        try Data(#"{"name":"ava","language":"en-US","espeakVoice":"en-us","rate":300,"pitch":50,"description":"Fast Ava."}"#.utf8)
-            .write(to: directory.appendingPathComponent("ava.json"))
+        try Data(
+            (#"{"name":"robo","language":"en","espeakVoice":"en","variant":"klatt","rate":120,"pitch":10,"#
+                + #""description":"Beep."}"#).utf8
+        )
+        .write(to: directory.appendingPathComponent("robo.json"))
+        try Data(
+            #"{"name":"ava","language":"en-US","espeakVoice":"en-us","rate":300,"pitch":50,"description":"Fast Ava."}"#
+                .utf8
+        )
+        .write(to: directory.appendingPathComponent("ava.json"))
         let catalog = try VoiceCatalog(directories: [VoiceCatalog.shippedDirectory()!, directory])
         #expect(try catalog.voice(named: "robo").settings(as: EspeakVoiceSettings.self).variant == "klatt")
         #expect(try catalog.voice(named: "ava").rate == 300)

@@ -23,7 +23,8 @@ final class UpstreamFixture {
     static let mp3: Data = {
         let synthesizer = try! EspeakSynthesizer.shared()
         var pcm = PCMBuffer(sampleRate: synthesizer.sampleRate)
-        try! synthesizer.synthesize("Hello from upstream.", options: SpeechOptions(voice: VoiceCatalog.builtInDefault)) {
+        try! synthesizer.synthesize("Hello from upstream.", options: SpeechOptions(voice: VoiceCatalog.builtInDefault))
+        {
             pcm.samples += $0
         }
         return try! MP3Encoder.encodeFile(pcm)
@@ -69,7 +70,9 @@ struct UpstreamClientTests {
         return name
     }
 
-    static func upstream(_ fixture: UpstreamFixture, _ scenario: String, api: Upstream.API = .openai, timeout: Double? = nil) -> Upstream {
+    static func upstream(
+        _ fixture: UpstreamFixture, _ scenario: String, api: Upstream.API = .openai, timeout: Double? = nil
+    ) -> Upstream {
         Upstream(api: api, url: fixture.url(scenario), voice: "alloy", keyEnvironment: keyVariable(), timeout: timeout)
     }
 
@@ -117,7 +120,8 @@ struct UpstreamClientTests {
         defer { try? FileManager.default.removeItem(at: keyFile) }
         let unset = "SPEAK_TEST_UNSET_\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
         func key(_ environment: String?, _ file: String?) -> String? {
-            UpstreamClient.key(for: Upstream(api: .openai, url: "http://x", voice: "v", keyEnvironment: environment, keyFile: file))
+            UpstreamClient.key(
+                for: Upstream(api: .openai, url: "http://x", voice: "v", keyEnvironment: environment, keyFile: file))
         }
         #expect(key(Self.keyVariable(), keyFile.path) == Self.key)
         #expect(key(unset, keyFile.path) == "from-file")
@@ -140,7 +144,9 @@ struct UpstreamClientTests {
     @Test("503 on every attempt: a retryable error after maxAttempts requests")
     func givesUpAfterMaxAttempts() throws {
         let fixture = try UpstreamFixture()
-        let error = #expect(throws: UpstreamError.self) { try Self.quick.fetch("x", speed: nil, from: Self.upstream(fixture, "fail503x9")) }
+        let error = #expect(throws: UpstreamError.self) {
+            try Self.quick.fetch("x", speed: nil, from: Self.upstream(fixture, "fail503x9"))
+        }
         #expect(error?.status == 503)
         #expect(error?.isRetryable == true)
         #expect(fixture.requests.count == 3)
@@ -149,7 +155,8 @@ struct UpstreamClientTests {
     @Test("429 waits as long as Retry-After says")
     func honoursRetryAfter() throws {
         let fixture = try UpstreamFixture()
-        #expect(try Self.quick.fetch("x", speed: nil, from: Self.upstream(fixture, "ratelimit1")) == UpstreamFixture.mp3)
+        #expect(
+            try Self.quick.fetch("x", speed: nil, from: Self.upstream(fixture, "ratelimit1")) == UpstreamFixture.mp3)
         let requests = fixture.requests
         try #require(requests.count == 2)
         let wait = requests[1].time - requests[0].time
@@ -159,7 +166,9 @@ struct UpstreamClientTests {
     @Test("429 asking for more than 10 s fails at once, retryable")
     func longRetryAfterFails() throws {
         let fixture = try UpstreamFixture()
-        let error = #expect(throws: UpstreamError.self) { try Self.quick.fetch("x", speed: nil, from: Self.upstream(fixture, "ratelimit60")) }
+        let error = #expect(throws: UpstreamError.self) {
+            try Self.quick.fetch("x", speed: nil, from: Self.upstream(fixture, "ratelimit60"))
+        }
         #expect(error?.status == 429)
         #expect(error?.isRetryable == true)
         #expect(fixture.requests.count == 1)
@@ -168,7 +177,9 @@ struct UpstreamClientTests {
     @Test("400 is not retried")
     func badRequestIsFinal() throws {
         let fixture = try UpstreamFixture()
-        let error = #expect(throws: UpstreamError.self) { try Self.quick.fetch("x", speed: nil, from: Self.upstream(fixture, "status400")) }
+        let error = #expect(throws: UpstreamError.self) {
+            try Self.quick.fetch("x", speed: nil, from: Self.upstream(fixture, "status400"))
+        }
         #expect(error?.status == 400)
         #expect(error?.isRetryable == false)
         #expect(error?.message.contains("bad request from") == false, "the upstream's body is never passed on")
@@ -180,7 +191,9 @@ struct UpstreamClientTests {
         let fixture = try UpstreamFixture()
         let client = UpstreamClient(maxAttempts: 2, baseDelay: 0.01)
         let start = Date()
-        let error = #expect(throws: UpstreamError.self) { try client.fetch("x", speed: nil, from: Self.upstream(fixture, "hang5", timeout: 0.5)) }
+        let error = #expect(throws: UpstreamError.self) {
+            try client.fetch("x", speed: nil, from: Self.upstream(fixture, "hang5", timeout: 0.5))
+        }
         let elapsed = Date().timeIntervalSince(start)
         #expect(error?.isRetryable == true)
         #expect(error?.status == nil)
@@ -191,7 +204,9 @@ struct UpstreamClientTests {
     @Test("a reply that is not audio is rejected and not retried")
     func rejectsNonAudio() throws {
         let fixture = try UpstreamFixture()
-        let error = #expect(throws: UpstreamError.self) { try Self.quick.fetch("x", speed: nil, from: Self.upstream(fixture, "html")) }
+        let error = #expect(throws: UpstreamError.self) {
+            try Self.quick.fetch("x", speed: nil, from: Self.upstream(fixture, "html"))
+        }
         #expect(error?.isRetryable == false)
         #expect(error?.message.contains("not audio") == true)
         #expect(fixture.requests.count == 1)
@@ -200,7 +215,9 @@ struct UpstreamClientTests {
     @Test("a redirect is not followed, so the key goes nowhere else")
     func refusesRedirects() throws {
         let fixture = try UpstreamFixture()
-        let error = #expect(throws: UpstreamError.self) { try Self.quick.fetch("x", speed: nil, from: Self.upstream(fixture, "redirect")) }
+        let error = #expect(throws: UpstreamError.self) {
+            try Self.quick.fetch("x", speed: nil, from: Self.upstream(fixture, "redirect"))
+        }
         #expect(error?.status == 302)
         #expect(error?.isRetryable == false)
         #expect(fixture.requests.map(\.path) == ["/redirect/v1/audio/speech"])
@@ -214,7 +231,9 @@ struct UpstreamClientTests {
         #expect(error?.status == nil)
     }
 
-    @Test("the key never appears in an error, even when the upstream echoes it", arguments: ["status400", "status401", "status500", "html"])
+    @Test(
+        "the key never appears in an error, even when the upstream echoes it",
+        arguments: ["status400", "status401", "status500", "html"])
     func keyNeverInErrors(scenario: String) throws {
         let fixture = try UpstreamFixture()
         let error = #expect(throws: UpstreamError.self) {
@@ -225,7 +244,8 @@ struct UpstreamClientTests {
             #expect(!text.contains(Self.key), "\(text)")
             #expect(!text.contains("\n"))
         }
-        #expect(fixture.requests.first?.authorization == "Bearer \(Self.key)", "the key was sent, so it could have leaked")
+        #expect(
+            fixture.requests.first?.authorization == "Bearer \(Self.key)", "the key was sent, so it could have leaked")
     }
 
     @Test("MP3 recognised by its first bytes")

@@ -35,7 +35,8 @@ struct WAVValidationTests {
         }
     }
 
-    @Test("a rate outside 8 kHz–192 kHz is a damaged file, for the reader and the media decoder alike",
+    @Test(
+        "a rate outside 8 kHz–192 kHz is a damaged file, for the reader and the media decoder alike",
         arguments: [1, 100, 7999, 192_001, 0x7FFF_FFFF])
     func rateOutOfRange(rate: Int) throws {
         let wav = Self.claiming(rate: rate)

@@ -41,7 +41,8 @@ struct WorkerPoolTests {
     /// The encoded reply, as the server makes it: the pool's PCM through the engine's encoder.
     static func reply(_ pool: WorkerPool, _ request: SynthesisRequest) throws -> Data {
         let engine = SpeechEngine(
-            catalog: VoiceCatalog(voices: []), synthesizers: SynthesizerRegistry([EspeakSynthesizer.engineName: { pool }]))
+            catalog: VoiceCatalog(voices: []),
+            synthesizers: SynthesizerRegistry([EspeakSynthesizer.engineName: { pool }]))
         var reply = Data()
         try engine.encodeReply(request) { reply += $0 }
         return reply
@@ -131,10 +132,12 @@ struct WorkerPoolTests {
     func wavAndPCM() throws {
         let text = Self.sentences.joined(separator: " ")
         // Each the first utterance of a fresh worker, so espeak-ng says exactly the same in both.
-        let wav = try WAV.decode(Self.reply(WorkerPool(executable: Self.executable, size: 1), Self.request(text, format: .wav)))
+        let wav = try WAV.decode(
+            Self.reply(WorkerPool(executable: Self.executable, size: 1), Self.request(text, format: .wav)))
         let pcm = try Self.reply(WorkerPool(executable: Self.executable, size: 1), Self.request(text, format: .pcm))
         #expect(abs(wav.duration - (try Self.speech(text)).duration) < 0.03)
-        #expect(pcm.count == 2 * ((wav.samples.count * 24000 + 22049) / 22050), "\(pcm.count) bytes for \(wav.duration) s")
+        #expect(
+            pcm.count == 2 * ((wav.samples.count * 24000 + 22049) / 22050), "\(pcm.count) bytes for \(wav.duration) s")
     }
 
     @Test("after shutdown, requests fail with a WorkerError")

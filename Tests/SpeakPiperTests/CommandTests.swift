@@ -82,7 +82,8 @@ struct CommandTests {
         let output = scratch.appendingPathComponent("damaged.wav").path
         let result = try Command.run([full, "-v", "joe", "-o", output, "Hello."], environment: environment)
         #expect(result.status == 65, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("speak: ") && result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("speak: ") && result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
     }
 
     @Test("speak voices install prepares a user's Piper voice; it then speaks by its name")

@@ -23,13 +23,16 @@ struct AuthTests {
         let store = try TokenStore(file: file)
         #expect(store.authenticate("Bearer s3cret-token") == "amina's phone")
         #expect(store.authenticate("bearer  s3cret-token ") == "amina's phone", "the scheme is case-insensitive")
-        #expect(store.authenticate("Bearer other") == "sha256:\(SHA256.hex("other").prefix(12))", "a nameless token goes by its hash")
+        #expect(
+            store.authenticate("Bearer other") == "sha256:\(SHA256.hex("other").prefix(12))",
+            "a nameless token goes by its hash")
     }
 
     @Test(
         "wrong, missing or malformed headers admit nobody",
         arguments: [
-            nil, "", "Bearer", "Bearer ", "Bearer wrong", "Basic s3cret", "s3cret", "Bearer s3cret extra", "Bearer S3CRET",
+            nil, "", "Bearer", "Bearer ", "Bearer wrong", "Basic s3cret", "s3cret", "Bearer s3cret extra",
+            "Bearer S3CRET",
             "Bearer \(SHA256.hex("s3cret"))", "Bearer sha256:\(SHA256.hex("s3cret"))",
         ]
     )
@@ -54,7 +57,8 @@ struct AuthTests {
     @Test(
         "an invalid or missing file keeps the tokens in use, and says where it is wrong",
         arguments: [
-            ("sha256:abc short\n", 1), ("# ok\nplain-token-in-the-file\n", 2), ("sha256:\(String(repeating: "g", count: 64))\n", 1),
+            ("sha256:abc short\n", 1), ("# ok\nplain-token-in-the-file\n", 2),
+            ("sha256:\(String(repeating: "g", count: 64))\n", 1),
         ]
     )
     func invalidReloadKeepsOldSet(contents: String, badLine: Int) throws {

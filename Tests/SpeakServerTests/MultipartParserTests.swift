@@ -13,7 +13,9 @@ struct MultipartParserTests {
     /// The seed client's upload: a `language` field and `note.m4a` as audio/mp4.
     func body(file: [UInt8]) -> [UInt8] {
         var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"language\"\r\n\r\nha\r\n".utf8)
-        body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"note.m4a\"\r\nContent-Type: audio/mp4\r\n\r\n".utf8)
+        body += Array(
+            ("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"note.m4a\"\r\n"
+                + "Content-Type: audio/mp4\r\n\r\n").utf8)
         body += file
         body += Array("\r\n--\(boundary)--\r\n".utf8)
         return body
@@ -22,7 +24,10 @@ struct MultipartParserTests {
     @Test("fields and files come out whole whatever the pieces", arguments: [1, 2, 7, 40, 1000, 1 << 20])
     func pieces(size: Int) throws {
         // Bytes that look like the start of a boundary must survive inside the file.
-        let file = (0..<5000).map { UInt8(truncatingIfNeeded: $0 * 31) } + Array("\r\n--Boundary-7MA4\r\n--".utf8) + [0, 13, 10]
+        let file =
+            (0..<5000).map { UInt8(truncatingIfNeeded: $0 * 31) } + Array("\r\n--Boundary-7MA4\r\n--".utf8) + [
+                0, 13, 10,
+            ]
         let parser = MultipartParser(boundary: boundary, spool: spool)
         let bytes = body(file: file)
         for start in stride(from: 0, to: bytes.count, by: size) {

@@ -10,7 +10,8 @@ struct WhisperModelTests {
     final class Directory {
         let path: String
         init() throws {
-            path = FileManager.default.temporaryDirectory
+            path =
+                FileManager.default.temporaryDirectory
                 .appendingPathComponent("speak-models-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
@@ -24,19 +25,23 @@ struct WhisperModelTests {
             modelsDirectory: "/opt/models",
             environment: ["SPEAK_MODELS": "/a:/b", "XDG_DATA_HOME": "/x", "HOME": "/h"],
             executablePath: "/usr/local/bin/speak")
-        #expect(directories == [
-            "/opt/models", "/a", "/b", "/x/speak/models", "/usr/local/share/speak/models", "/usr/share/speak/models",
-        ])
+        #expect(
+            directories == [
+                "/opt/models", "/a", "/b", "/x/speak/models", "/usr/local/share/speak/models",
+                "/usr/share/speak/models",
+            ])
         let plain = WhisperModel.searchDirectories(environment: ["HOME": "/h"], executablePath: "/opt/speak/bin/speak")
-        #expect(plain == [
-            "/h/.local/share/speak/models", "/opt/speak/share/speak/models", "/usr/local/share/speak/models",
-            "/usr/share/speak/models",
-        ])
+        #expect(
+            plain == [
+                "/h/.local/share/speak/models", "/opt/speak/share/speak/models", "/usr/local/share/speak/models",
+                "/usr/share/speak/models",
+            ])
     }
 
     @Test("models are found by name, by path, and by preference")
     func find() throws {
-        let first = try Directory(), second = try Directory()
+        let first = try Directory()
+        let second = try Directory()
         let installed = try WhisperModel.find("tiny.en")
         for link in [first.file("ggml-tiny.en.bin"), second.file("ggml-tiny.en.bin"), second.file("ggml-base.bin")] {
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: installed.path)
@@ -83,8 +88,9 @@ struct WhisperModelTests {
                 try WhisperTranscriber(model: WhisperModel(path: path))
             }
             #expect(error?.kind == .modelCorrupt, "\(path)")
-            #expect(error.map { $0.description.contains(path) && !$0.description.contains("\n") } == true,
-                    "\(String(describing: error))")
+            #expect(
+                error.map { $0.description.contains(path) && !$0.description.contains("\n") } == true,
+                "\(String(describing: error))")
         }
         // The good model still loads afterwards.
         #expect(throws: Never.self) { try WhisperTranscriber(model: "tiny.en") }

@@ -1,5 +1,5 @@
-import Foundation
 internal import CALSA
+import Foundation
 
 /// A failure reported by ALSA, with `snd_strerror`'s message.
 /// It names the device too, so it keeps its own `check`.
@@ -27,7 +27,9 @@ public struct ALSAError: CLibraryError {
 /// Opens an ALSA PCM for mono S16_LE at `sampleRate` with `bufferMicroseconds` of buffer, without
 /// waiting: a device held by another program fails at once with `isBusy`, then I/O blocks.
 /// Shared by `PlaybackDevice` and `CaptureDevice`.
-func openPCM(_ name: String, _ stream: snd_pcm_stream_t, sampleRate: Int, bufferMicroseconds: UInt32) throws(ALSAError) -> OpaquePointer {
+func openPCM(_ name: String, _ stream: snd_pcm_stream_t, sampleRate: Int, bufferMicroseconds: UInt32) throws(ALSAError)
+    -> OpaquePointer
+{
     speak_alsa_silence_errors()
     var pcm: OpaquePointer?
     try ALSAError.check(snd_pcm_open(&pcm, name, stream, SND_PCM_NONBLOCK), "snd_pcm_open", device: name)
@@ -35,7 +37,9 @@ func openPCM(_ name: String, _ stream: snd_pcm_stream_t, sampleRate: Int, buffer
     do throws(ALSAError) {
         try ALSAError.check(snd_pcm_nonblock(pcm, 0), "snd_pcm_nonblock", device: name)
         try ALSAError.check(
-            snd_pcm_set_params(pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1, bufferMicroseconds),
+            snd_pcm_set_params(
+                pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1,
+                bufferMicroseconds),
             "snd_pcm_set_params", device: name)
     } catch {
         snd_pcm_close(pcm)

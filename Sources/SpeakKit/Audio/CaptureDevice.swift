@@ -1,5 +1,5 @@
-import Foundation
 internal import CALSA
+import Foundation
 
 /// An ALSA capture device, by the name `arecord -L` lists, opened for mono 16-bit PCM.
 final class CaptureDevice {

@@ -14,7 +14,9 @@ public struct EndPointer: Sendable, Equatable {
         /// Seconds to wait for any speech before giving up.
         public var noSpeechTimeout: Double
 
-        public init(threshold: Double = 0.02, minimumSpeech: Double = 0.1, silence: Double = 1.0, noSpeechTimeout: Double = 5) {
+        public init(
+            threshold: Double = 0.02, minimumSpeech: Double = 0.1, silence: Double = 1.0, noSpeechTimeout: Double = 5
+        ) {
             self.threshold = threshold
             self.minimumSpeech = minimumSpeech
             self.silence = silence

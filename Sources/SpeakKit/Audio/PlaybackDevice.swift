@@ -1,5 +1,5 @@
-import Foundation
 internal import CALSA
+import Foundation
 
 /// An ALSA playback device, by the name `aplay -L` lists, opened for mono 16-bit PCM.
 final class PlaybackDevice {

@@ -1,4 +1,5 @@
 import Foundation
+
 /// Why playback failed, in terms a front end can act on, as ``RecorderError`` is for recording.
 /// The CLI maps the cases to exit codes, the server to responses; each `description` is one line.
 public enum PlaybackError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -14,7 +15,8 @@ public enum PlaybackError: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .noPlaybackDevice(let name, let reason): "no playback device '\(name)' (\(reason))"
-        case .permissionDenied(let name): "permission denied opening playback device '\(name)' (is this user in the audio group?)"
+        case .permissionDenied(let name):
+            "permission denied opening playback device '\(name)' (is this user in the audio group?)"
         case .deviceBusy(let name, let reason): "playback device '\(name)' is in use by another program (\(reason))"
         case .playbackFailed(let name, let reason): "playback on '\(name)' failed: \(reason)"
         }

@@ -7,14 +7,17 @@ struct PlaybackLock: ~Copyable {
     private let descriptor: Int32
 
     static var defaultPath: String {
-        let directory = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let directory =
+            ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         return directory + "/speak-playback.lock"
     }
 
     /// Waits for the turn; `wait: false` fails at once with `PlaybackBusy` if another holds it.
     init(path: String = PlaybackLock.defaultPath, wait: Bool, shouldStop: () -> Bool) throws {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else { throw PlaybackBusy(reason: "cannot open lock \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw PlaybackBusy(reason: "cannot open lock \(path): \(String(cString: strerror(errno)))")
+        }
         while flock(descriptor, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0 {
             let error = errno
             // A signal (Ctrl-C) interrupts the wait: stop if asked, else keep waiting.

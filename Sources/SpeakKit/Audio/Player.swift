@@ -9,7 +9,10 @@ public struct Player: Sendable {
     /// Polled between periods; when it turns true, playback stops and `PlaybackInterrupted` is thrown.
     public var shouldStop: @Sendable () -> Bool
 
-    public init(device: String = Player.defaultDevice, waitForTurn: Bool = true, shouldStop: @escaping @Sendable () -> Bool = { false }) {
+    public init(
+        device: String = Player.defaultDevice, waitForTurn: Bool = true,
+        shouldStop: @escaping @Sendable () -> Bool = { false }
+    ) {
         self.device = device
         self.waitForTurn = waitForTurn
         self.shouldStop = shouldStop
@@ -36,7 +39,9 @@ public struct Player: Sendable {
 
     /// Plays a whole buffer.
     public func play(_ pcm: PCMBuffer) throws {
-        try play { write in try pcm.samples.withUnsafeBufferPointer { try write(PCMChunk(samples: $0, sampleRate: pcm.sampleRate)) } }
+        try play { write in
+            try pcm.samples.withUnsafeBufferPointer { try write(PCMChunk(samples: $0, sampleRate: pcm.sampleRate)) }
+        }
     }
 
     /// Playback devices as `aplay -L` lists them.

@@ -142,7 +142,8 @@ public final class Recorder: Sendable {
         do {
             url = try options.spool.newRecordingURL()
         } catch {
-            throw .recordingFailed("cannot create the spool directory \(options.spool.directory.path): \(error.localizedDescription)")
+            throw .recordingFailed(
+                "cannot create the spool directory \(options.spool.directory.path): \(error.localizedDescription)")
         }
         let file = try SpoolFile(url: url, sampleRate: Self.sampleRate)
         update(Status(state: .recording(duration: 0), level: 0, duration: 0))
@@ -174,7 +175,9 @@ public final class Recorder: Sendable {
             do throws(RecorderError) {
                 try buffer.withUnsafeMutableBufferPointer { all throws(RecorderError) in
                     let chunk = UnsafeMutableBufferPointer(rebasing: all[..<frames])
-                    do throws(ALSAError) { try device.read(into: chunk) } catch { throw .recordingFailed(error.description) }
+                    do throws(ALSAError) { try device.read(into: chunk) } catch {
+                        throw .recordingFailed(error.description)
+                    }
                     try file.append(UnsafeBufferPointer(chunk))
                     meter.add(UnsafeBufferPointer(chunk))
                 }

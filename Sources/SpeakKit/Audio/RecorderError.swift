@@ -19,7 +19,8 @@ public enum RecorderError: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .noCaptureDevice(let name): "no capture device '\(name)' (list them with arecord -L)"
-        case .permissionDenied(let name): "permission denied opening capture device '\(name)' (is this user in the audio group?)"
+        case .permissionDenied(let name):
+            "permission denied opening capture device '\(name)' (is this user in the audio group?)"
         case .deviceBusy(let name): "capture device '\(name)' is busy: another program is using it"
         case .tooShort: "recording too short (under \(Recorder.minimumDuration) s)"
         case .noSpeech: "no speech heard"

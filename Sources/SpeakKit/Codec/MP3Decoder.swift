@@ -1,5 +1,5 @@
-import Foundation
 internal import CMpg123
+import Foundation
 
 /// A failure reported by libmpg123.
 public struct MPG123Error: CLibraryCodes {
@@ -30,7 +30,8 @@ public final class MP3Decoder {
         guard let handle = mpg123_new(nil, &error) else { throw MPG123Error(code: error, function: "mpg123_new") }
         self.handle = handle
         do throws(MPG123Error) {
-            try MPG123Error.check(mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(MPG123_QUIET.rawValue), 0), "mpg123_param")
+            try MPG123Error.check(
+                mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(MPG123_QUIET.rawValue), 0), "mpg123_param")
             // Only mono 16-bit output is allowed, so libmpg123 mixes stereo down itself.
             try MPG123Error.check(mpg123_format_none(handle), "mpg123_format_none")
             var rates: UnsafePointer<Int>?
@@ -59,7 +60,9 @@ public final class MP3Decoder {
             var done = 0
             let code = input.withUnsafeBytes { raw in
                 chunk.withUnsafeMutableBytes { out in
-                    mpg123_decode(handle, raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, out.count, &done)
+                    mpg123_decode(
+                        handle, raw.bindMemory(to: UInt8.self).baseAddress, raw.count, out.baseAddress, out.count, &done
+                    )
                 }
             }
             input = Data()

@@ -1,5 +1,5 @@
-import Foundation
 internal import CLame
+import Foundation
 
 /// A failure reported by LAME.
 public struct LameError: CLibraryCodes {

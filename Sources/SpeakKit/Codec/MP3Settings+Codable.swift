@@ -5,7 +5,8 @@ extension MP3Settings: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            sampleRate: try container.decode(Int.self, forKey: .sampleRate), bitrate: try container.decode(Int.self, forKey: .bitrate))
+            sampleRate: try container.decode(Int.self, forKey: .sampleRate),
+            bitrate: try container.decode(Int.self, forKey: .bitrate))
     }
 
     public func encode(to encoder: any Encoder) throws {

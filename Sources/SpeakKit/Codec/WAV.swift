@@ -5,7 +5,9 @@ public enum WAV {
     /// A 44-byte header for mono 16-bit PCM. `dataBytes` may be 0 for a stream of unknown length.
     public static func header(sampleRate: Int, dataBytes: Int) -> Data {
         var data = Data()
-        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        }
         data.append(contentsOf: Array("RIFF".utf8))
         append(UInt32(clamping: 36 + dataBytes))
         data.append(contentsOf: Array("WAVEfmt ".utf8))
@@ -28,7 +30,8 @@ public enum WAV {
     }
 
     public static func isWAV(_ data: Data) -> Bool {
-        data.count >= 12 && data.prefix(4) == Data("RIFF".utf8) && data[data.startIndex + 8..<data.startIndex + 12] == Data("WAVE".utf8)
+        data.count >= 12 && data.prefix(4) == Data("RIFF".utf8)
+            && data[data.startIndex + 8..<data.startIndex + 12] == Data("WAVE".utf8)
     }
 
     /// The rates a WAV header may claim. Anything else is a damaged (or hostile) header: a 1 Hz

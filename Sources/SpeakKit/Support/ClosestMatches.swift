@@ -12,7 +12,8 @@ public func closestMatches(to input: String, among candidates: [String], limit: 
 
 /// Levenshtein distance between two strings, by characters.
 func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+    let a = Array(a)
+    let b = Array(b)
     guard !a.isEmpty else { return b.count }
     var row = Array(0...b.count)
     for i in 1...a.count {

@@ -71,7 +71,10 @@ public enum JSONValue: Codable, Sendable, Equatable {
         case .string(let value): Self.quoted(value)
         case .array(let values): "[" + values.map(\.canonical).joined(separator: ",") + "]"
         case .object(let members):
-            "{" + members.sorted { $0.key < $1.key }.map { JSONValue.string($0.key).canonical + ":" + $0.value.canonical }
+            "{"
+                + members.sorted { $0.key < $1.key }.map {
+                    JSONValue.string($0.key).canonical + ":" + $0.value.canonical
+                }
                 .joined(separator: ",") + "}"
         }
     }

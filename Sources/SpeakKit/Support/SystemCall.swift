@@ -59,7 +59,9 @@ package enum SystemCall {
 
     /// Waits for child `pid` to end; its raw wait status.
     @discardableResult
-    package static func waitForExit(_ pid: pid_t, options: Int32 = 0) throws(SystemCallError) -> (pid: pid_t, status: Int32) {
+    package static func waitForExit(_ pid: pid_t, options: Int32 = 0) throws(SystemCallError) -> (
+        pid: pid_t, status: Int32
+    ) {
         var status: Int32 = 0
         let reaped = try retrying("waitpid") { waitpid(pid, &status, options) }
         return (reaped, status)

@@ -1,5 +1,5 @@
-import Foundation
 internal import CEspeakNG
+import Foundation
 
 /// Speech synthesis on libespeak-ng, linked in process.
 ///
@@ -25,7 +25,9 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     private init() throws(EspeakError) {
         // Short buffers: the first chunk reaches the player after 20 ms of audio is synthesised.
         let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 20, nil, Int32(espeakINITIALIZE_DONT_EXIT))
-        guard rate > 0 else { throw EspeakError(code: rate, function: "espeak_Initialize", message: "cannot load espeak-ng-data") }
+        guard rate > 0 else {
+            throw EspeakError(code: rate, function: "espeak_Initialize", message: "cannot load espeak-ng-data")
+        }
         sampleRate = Int(rate)
         espeak_SetSynthCallback(synthCallback)
     }
@@ -82,9 +84,12 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     private func configure(_ options: SpeechOptions, _ voice: EspeakVoiceSettings) throws(EspeakError) {
         let name = voice.espeakName
         try EspeakError.check(espeak_SetVoiceByName(name).rawValue, "espeak_SetVoiceByName(\"\(name)\")")
-        try EspeakError.check(espeak_SetParameter(espeakRATE, Int32(options.effectiveRate), 0).rawValue, "espeak_SetParameter(rate)")
-        try EspeakError.check(espeak_SetParameter(espeakPITCH, Int32(options.effectivePitch), 0).rawValue, "espeak_SetParameter(pitch)")
-        try EspeakError.check(espeak_SetParameter(espeakVOLUME, Int32(options.volume), 0).rawValue, "espeak_SetParameter(volume)")
+        try EspeakError.check(
+            espeak_SetParameter(espeakRATE, Int32(options.effectiveRate), 0).rawValue, "espeak_SetParameter(rate)")
+        try EspeakError.check(
+            espeak_SetParameter(espeakPITCH, Int32(options.effectivePitch), 0).rawValue, "espeak_SetParameter(pitch)")
+        try EspeakError.check(
+            espeak_SetParameter(espeakVOLUME, Int32(options.volume), 0).rawValue, "espeak_SetParameter(volume)")
     }
 
     private func speak(
@@ -109,7 +114,9 @@ private final class ChunkSink {
     let characters: Int
     var error: (any Error)?
 
-    init(onChunk: @escaping (UnsafeBufferPointer<Int16>) throws -> Void, onProgress: ((Double) -> Void)?, characters: Int) {
+    init(
+        onChunk: @escaping (UnsafeBufferPointer<Int16>) throws -> Void, onProgress: ((Double) -> Void)?, characters: Int
+    ) {
         self.onChunk = onChunk
         self.onProgress = onProgress
         self.characters = max(characters, 1)
@@ -130,7 +137,9 @@ private final class ChunkSink {
 }
 
 /// espeak-ng's synthesis callback. It captures nothing: the sink arrives as the events' user data.
-private func synthCallback(_ samples: UnsafeMutablePointer<Int16>?, _ count: Int32, _ events: UnsafeMutablePointer<espeak_EVENT>?) -> Int32 {
+private func synthCallback(
+    _ samples: UnsafeMutablePointer<Int16>?, _ count: Int32, _ events: UnsafeMutablePointer<espeak_EVENT>?
+) -> Int32 {
     guard let events, let userData = events.pointee.user_data else { return 0 }
     var position: Int32 = 0
     var event = events

@@ -61,7 +61,7 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
         do {
             for _ in 0..<size { started.append(try spawn()) }
         } catch {
-            started.forEach { retire($0, kill: true) }
+            for worker in started { retire(worker, kill: true) }
             throw error
         }
         condition.withLock {
@@ -159,7 +159,7 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
         running -= stopping.count
         condition.broadcast()
         condition.unlock()
-        stopping.forEach { retire($0, kill: false) }
+        for worker in stopping { retire(worker, kill: false) }
     }
 
     /// The idle workers' process IDs, for tests.
@@ -252,7 +252,6 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
         }
     }
 
-
     private func spawn() throws -> Worker {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
@@ -284,7 +283,7 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
             &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         var pid = pid_t()
         let code = posix_spawn(&pid, executable.path, &actions, &attributes, argv, environ)
         guard code == 0 else {

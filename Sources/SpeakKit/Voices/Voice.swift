@@ -68,16 +68,21 @@ public struct Voice: Codable, Sendable, Equatable {
         name = try container.decode(String.self, forKey: .name)
         language = try container.decode(String.self, forKey: .language)
         let upstreamKey = EngineKey(stringValue: "upstream")
-        engine = try container.decodeIfPresent(String.self, forKey: .engine)
+        engine =
+            try container.decodeIfPresent(String.self, forKey: .engine)
             ?? (engines.contains(upstreamKey) ? "upstream" : Self.defaultEngine)
         rate = try container.decodeIfPresent(Int.self, forKey: .rate) ?? 175
         pitch = try container.decodeIfPresent(Int.self, forKey: .pitch) ?? 50
         description = try container.decodeIfPresent(String.self, forKey: .description) ?? ""
         if let settings = try engines.decodeIfPresent(JSONValue.self, forKey: EngineKey(stringValue: engine)) {
             self.settings = settings
-        } else if engine == Self.defaultEngine, let voice = try container.decodeIfPresent(String.self, forKey: .espeakVoice) {
+        } else if engine == Self.defaultEngine,
+            let voice = try container.decodeIfPresent(String.self, forKey: .espeakVoice)
+        {
             var legacy: [String: JSONValue] = ["voice": .string(voice)]
-            if let variant = try container.decodeIfPresent(String.self, forKey: .variant) { legacy["variant"] = .string(variant) }
+            if let variant = try container.decodeIfPresent(String.self, forKey: .variant) {
+                legacy["variant"] = .string(variant)
+            }
             if let letters = try container.decodeIfPresent(JSONValue.self, forKey: .transliteration) {
                 legacy["transliteration"] = letters
             }

@@ -15,7 +15,9 @@ public struct VoiceCatalog: Sendable {
 
     public init(voices: [Voice]) {
         var voices = voices
-        if !voices.contains(where: { $0.name.lowercased() == Self.defaultVoiceName }) { voices.append(Self.builtInDefault) }
+        if !voices.contains(where: { $0.name.lowercased() == Self.defaultVoiceName }) {
+            voices.append(Self.builtInDefault)
+        }
         self.voices = voices.sorted { $0.name.localizedCaseInsensitiveCompare($1.name) == .orderedAscending }
         byLowercasedName = Dictionary(self.voices.map { ($0.name.lowercased(), $0) }) { first, _ in first }
     }
@@ -98,7 +100,8 @@ public enum VoiceError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknown(let name, let suggestions):
-            let hint = suggestions.isEmpty ? "" : "; did you mean \(suggestions.map { "'\($0)'" }.joined(separator: " or "))?"
+            let hint =
+                suggestions.isEmpty ? "" : "; did you mean \(suggestions.map { "'\($0)'" }.joined(separator: " or "))?"
             return "unknown voice '\(name)'\(hint) (speak -v '?' lists voices)"
         case .unreadableDirectory(let path): return "cannot read voices directory \(path)"
         case .invalidFile(let path, let reason): return "invalid voice file \(path): \(reason)"

@@ -261,7 +261,9 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     }
 
     private static func listen(socketPath path: String) throws -> Int32 {
-        let failure = { (what: String) in HTTPServerError("cannot listen on \(path): \(what): \(String(cString: strerror(errno)))") }
+        let failure = { (what: String) in
+            HTTPServerError("cannot listen on \(path): \(what): \(String(cString: strerror(errno)))")
+        }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
@@ -279,7 +281,11 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw failure("socket") }
         let length = socklen_t(MemoryLayout<sockaddr_un>.size)
-        let bind = { withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) } } }
+        let bind = {
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) }
+            }
+        }
         if bind() != 0 && errno == EADDRINUSE {
             // Someone answering there is another server; nobody answering, a dead one's leftover.
             let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -410,8 +416,9 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     {
         let reply: OpaquePointer?
         if let stream {
+            // UInt64.max is MHD_SIZE_UNKNOWN: chunked.
             reply = MHD_create_response_from_callback(
-                UInt64.max /* MHD_SIZE_UNKNOWN: chunked */, 16 * 1024, readStream,
+                UInt64.max, 16 * 1024, readStream,
                 Unmanaged.passRetained(stream).toOpaque(), releaseStream)
         } else if case .data(let data) = response.body {
             reply = data.withUnsafeBytes { bytes in
@@ -468,7 +475,7 @@ final class Exchange: @unchecked Sendable {  // touched by one libmicrohttpd thr
     /// Spooled uploads live as long as their request.
     deinit {
         if bodyFile >= 0 { close(bodyFile) }
-        (spooled + (multipart?.spooled ?? [])).forEach { unlink($0.path) }
+        for file in spooled + (multipart?.spooled ?? []) { unlink(file.path) }
     }
 
     /// The next piece of the body. Past the limit or a parse error, the rest is read and dropped.
@@ -789,7 +796,8 @@ private func connectionChanged(
     _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ change: MHD_ConnectionNotificationCode
 ) {
-    guard let context, change.rawValue == 1 /* MHD_CONNECTION_NOTIFY_CLOSED */ else { return }
+    // 1 is MHD_CONNECTION_NOTIFY_CLOSED.
+    guard let context, change.rawValue == 1 else { return }
     Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().connectionClosed()
 }
 

@@ -1,6 +1,6 @@
-import Foundation
 // sys/socket.h's constants come through libmicrohttpd's shim in every build mode.
 internal import CMicroHTTPD
+import Foundation
 
 /// Whether something accepts TCP connections at the URL's host and port (within 2 s).
 public func acceptsConnections(_ url: String) -> Bool {

@@ -3,6 +3,8 @@ import Foundation
 /// libFuzzer's own driver (`-sanitize=fuzzer` links it), run with a harness's input function.
 /// SwiftPM makes every executable's entry point its `main`, so the harnesses call the driver
 /// instead of leaving `main` to libFuzzer.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// The name is libFuzzer's C symbol.
 @_silgen_name("LLVMFuzzerRunDriver")
 private func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,

@@ -19,8 +19,10 @@ final class AudioServer {
     private var microphone: Feeder?
 
     init(microphone withMicrophone: Bool = false) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("speak-pulse-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "speak-pulse-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let fifo = directory.appendingPathComponent("speaker.fifo").path
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = directory.path
@@ -28,16 +30,27 @@ final class AudioServer {
         environment["HOME"] = directory.path
         self.environment = environment
 
-        daemon = try Subprocess("/usr/bin/pulseaudio", [
-            "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "-n", "--log-target=stderr", "--log-level=error",
-            "--load=module-native-protocol-unix",
-            "--load=module-pipe-sink file=\(fifo) sink_name=speaker format=s16le rate=\(Self.sampleRate) channels=1 use_system_clock_for_timing=yes",
-        ] + (withMicrophone ? ["--load=module-pipe-source file=\(directory.path)/mic.fifo source_name=mic format=s16le rate=\(Microphone.sampleRate) channels=1"] : []),
-        environment: environment)
+        daemon = try Subprocess(
+            "/usr/bin/pulseaudio",
+            [
+                "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "-n", "--log-target=stderr",
+                "--log-level=error",
+                "--load=module-native-protocol-unix",
+                "--load=module-pipe-sink file=\(fifo) sink_name=speaker format=s16le rate=\(Self.sampleRate) channels=1"
+                    + " use_system_clock_for_timing=yes",
+            ]
+                + (withMicrophone
+                    ? [
+                        "--load=module-pipe-source file=\(directory.path)/mic.fifo source_name=mic format=s16le"
+                            + " rate=\(Microphone.sampleRate) channels=1"
+                    ] : []),
+            environment: environment)
         listener = try Listener(fifo: fifo, until: Date().addingTimeInterval(10))
         try waitUntilReady()
         if withMicrophone {
-            try #require(try Subprocess.run("/usr/bin/pactl", ["set-default-source", "mic"], environment: environment).status == 0)
+            try #require(
+                try Subprocess.run("/usr/bin/pactl", ["set-default-source", "mic"], environment: environment).status
+                    == 0)
             microphone = try Feeder(fifo: "\(directory.path)/mic.fifo", sampleRate: Microphone.sampleRate)
         }
     }
@@ -101,15 +114,23 @@ extension AudioServer {
     /// and the audible span heard is no shorter than the one synthesised (a lost head or tail of
     /// more than 20 ms fails both ways). A scheduling gap on a loaded machine lengthens the span
     /// but loses nothing, so it does not fail.
-    func expectHeardWhole(_ reference: PCMBuffer, in recording: Listener.Recording, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectHeardWhole(
+        _ reference: PCMBuffer, in recording: Listener.Recording, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let expected = try #require(reference.audibleSpan(threshold: Self.threshold))
         let probe = reference.sampleRate / 50
         let head = Array(reference.samples[expected.lowerBound..<expected.lowerBound + probe])
         let tail = Array(reference.samples[(expected.upperBound + 1 - probe)...expected.upperBound])
-        #expect(recording.samples.firstRange(of: head) != nil, "the first 20 ms of speech were not heard", sourceLocation: sourceLocation)
-        #expect(recording.samples.firstRange(of: tail) != nil, "the last 20 ms of speech were not heard", sourceLocation: sourceLocation)
+        #expect(
+            recording.samples.firstRange(of: head) != nil, "the first 20 ms of speech were not heard",
+            sourceLocation: sourceLocation)
+        #expect(
+            recording.samples.firstRange(of: tail) != nil, "the last 20 ms of speech were not heard",
+            sourceLocation: sourceLocation)
         let heard = try heardSpan(recording).count
-        #expect(heard >= expected.count - probe, "heard \(heard) samples of \(expected.count)", sourceLocation: sourceLocation)
+        #expect(
+            heard >= expected.count - probe, "heard \(heard) samples of \(expected.count)",
+            sourceLocation: sourceLocation)
     }
 
     func heardSpan(_ recording: Listener.Recording) throws -> ClosedRange<Int> {
@@ -120,7 +141,9 @@ extension AudioServer {
     /// Waits until the speaker has played something audible since `mark`.
     func waitForSound(since mark: Listener.Mark, timeout: TimeInterval = 10) throws {
         let deadline = Date().addingTimeInterval(timeout)
-        while PCMBuffer(sampleRate: AudioServer.sampleRate, samples: heard(since: mark).samples).audibleSpan(threshold: Self.threshold) == nil {
+        while PCMBuffer(sampleRate: AudioServer.sampleRate, samples: heard(since: mark).samples).audibleSpan(
+            threshold: Self.threshold) == nil
+        {
             guard Date() < deadline else { throw TestFailure("no sound within \(timeout) s") }
             usleep(10_000)
         }
@@ -159,7 +182,8 @@ final class Listener: @unchecked Sendable {
         self.descriptor = descriptor
         // The pipe's 64 KiB would hold 1.5 s that the sink renders ahead of time: keep one page.
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while fcntl(descriptor, 1031 /* F_SETPIPE_SZ */, 4096) < 0 { _ = read(descriptor, &buffer, buffer.count) }
+        // 1031 is F_SETPIPE_SZ (Linux-only, not imported).
+        while fcntl(descriptor, 1031, 4096) < 0 { _ = read(descriptor, &buffer, buffer.count) }
         _ = fcntl(descriptor, F_SETFL, 0)
         Thread.detachNewThread { [self] in readLoop() }
     }
@@ -173,9 +197,14 @@ final class Listener: @unchecked Sendable {
             guard count > 0 else { return }
             let time = ProcessInfo.processInfo.systemUptime
             var bytes = Array(buffer.prefix(count))
-            if let first = carry { bytes.insert(first, at: 0); carry = nil }
+            if let first = carry {
+                bytes.insert(first, at: 0)
+                carry = nil
+            }
             if bytes.count % 2 == 1 { carry = bytes.removeLast() }
-            let samples = stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+            let samples = stride(from: 0, to: bytes.count, by: 2).map {
+                Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
+            }
             state.withLock { recording in
                 recording.arrivals.append((recording.samples.count, time))
                 recording.samples += samples
@@ -201,7 +230,9 @@ final class Listener: @unchecked Sendable {
         state.withLock { recording in
             Recording(
                 samples: Array(recording.samples[mark.sample...]),
-                arrivals: recording.arrivals.filter { $0.sample >= mark.sample }.map { ($0.sample - mark.sample, $0.time) })
+                arrivals: recording.arrivals.filter { $0.sample >= mark.sample }.map {
+                    ($0.sample - mark.sample, $0.time)
+                })
         }
     }
 

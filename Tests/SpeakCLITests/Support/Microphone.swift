@@ -21,8 +21,10 @@ final class Microphone {
     private let previousServer: String?
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("speak-mic-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "speak-mic-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let fifo = directory.appendingPathComponent("mic.fifo").path
         let socket = "\(directory.path)/pulse/native"
         var environment = ProcessInfo.processInfo.environment
@@ -34,14 +36,17 @@ final class Microphone {
         // The socket comes last: once it accepts, the microphone is there.
         let script = directory.appendingPathComponent("mic.pa")
         try """
-            load-module module-pipe-source file=\(fifo) source_name=mic format=s16le rate=\(Self.sampleRate) channels=1
-            set-default-source mic
-            load-module module-native-protocol-unix auth-anonymous=1
+        load-module module-pipe-source file=\(fifo) source_name=mic format=s16le rate=\(Self.sampleRate) channels=1
+        set-default-source mic
+        load-module module-native-protocol-unix auth-anonymous=1
 
-            """.write(to: script, atomically: true, encoding: .utf8)
+        """.write(to: script, atomically: true, encoding: .utf8)
         daemon = try Self.spawn(
             "/usr/bin/pulseaudio",
-            ["--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "-n", "-F", script.path, "--log-target=stderr", "--log-level=error"],
+            [
+                "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "-n", "-F", script.path,
+                "--log-target=stderr", "--log-level=error",
+            ],
             environment: environment, log: directory.appendingPathComponent("pulseaudio.log").path)
         do {
             try Self.waitForSocket(socket)
@@ -69,7 +74,9 @@ final class Microphone {
     /// here could then wait on its output for as long as that process lives (seen: a hung `speak`
     /// held one for minutes). So: no pipes, and readiness is a connect to the socket. (PulseAudio
     /// closes the descriptors it inherits itself.)
-    private static func spawn(_ executable: String, _ arguments: [String], environment: [String: String], log: String) throws -> pid_t {
+    private static func spawn(_ executable: String, _ arguments: [String], environment: [String: String], log: String)
+        throws -> pid_t
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -78,7 +85,7 @@ final class Microphone {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let environment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + environment).forEach { free($0) } }
+        defer { for pointer in argv + environment { free(pointer) } }
         var pid: pid_t = 0
         let error = posix_spawn(&pid, executable, &actions, nil, argv, environment)
         guard error == 0 else { throw TestFailure("cannot start \(executable): \(String(cString: strerror(error)))") }
@@ -102,7 +109,9 @@ final class Microphone {
                 for (index, byte) in path.utf8.prefix(bytes.count - 1).enumerated() { bytes[index] = byte }
             }
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
             close(descriptor)
             if connected == 0 { return }
@@ -128,7 +137,9 @@ final class Microphone {
         let synthesizer = try EspeakSynthesizer.shared()
         var resampler = Resampler(inputRate: synthesizer.sampleRate, outputRate: sampleRate)
         var samples: [Int16] = []
-        try synthesizer.synthesize(text, options: SpeechOptions(voice: VoiceCatalog.builtInDefault)) { samples += resampler.process($0) }
+        try synthesizer.synthesize(text, options: SpeechOptions(voice: VoiceCatalog.builtInDefault)) {
+            samples += resampler.process($0)
+        }
         return samples + resampler.finish()
     }
 }

@@ -12,7 +12,10 @@ final class RunningServer {
 
     /// `extra` flags go after the defaults (later flags win); `environment` adds to the test's.
     init(_ extra: [String] = [], environment: [String: String] = [:], directory: URL? = nil) throws {
-        self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("speak-serve-\(UUID().uuidString.prefix(8))")
+        self.directory =
+            directory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "speak-serve-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
         let tokensFile = self.directory.appendingPathComponent("tokens")
         let cacheDirectory = self.directory.appendingPathComponent("cache")
@@ -22,7 +25,10 @@ final class RunningServer {
         var variables = ProcessInfo.processInfo.environment
         variables.merge(environment) { $1 }
         process = try Speak.start(
-            ["serve", "--port", String(port), "--tokens", tokensFile.path, "--cache-dir", cacheDirectory.path, "--workers", "2"] + extra,
+            [
+                "serve", "--port", String(port), "--tokens", tokensFile.path, "--cache-dir", cacheDirectory.path,
+                "--workers", "2",
+            ] + extra,
             environment: variables)
         try waitUntilHealthy()
     }
@@ -52,10 +58,16 @@ final class RunningServer {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard bound == 0 else { throw TestFailure("no free port") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
@@ -84,21 +96,30 @@ struct HTTPReply {
 /// Runs the real `curl` and parses status, headers and body.
 func curl(_ arguments: [String], input: Data? = nil) throws -> HTTPReply {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(atPath: scratch.path + ".headers"); try? FileManager.default.removeItem(atPath: scratch.path + ".body") }
+    defer {
+        try? FileManager.default.removeItem(atPath: scratch.path + ".headers")
+        try? FileManager.default.removeItem(atPath: scratch.path + ".body")
+    }
     let result = try Subprocess.run(
         "/usr/bin/curl",
-        ["-s", "-S", "-D", scratch.path + ".headers", "-o", scratch.path + ".body", "-w", "%{http_code} %{time_starttransfer} %{time_total}", "--max-time", "120"]
+        [
+            "-s", "-S", "-D", scratch.path + ".headers", "-o", scratch.path + ".body", "-w",
+            "%{http_code} %{time_starttransfer} %{time_total}", "--max-time", "120",
+        ]
             + arguments, input: input)
     let figures = result.stdout.split(separator: " ")
     guard figures.count == 3, let status = Int(figures[0]) else { throw TestFailure("curl failed: \(result.stderr)") }
     var headers: [String: String] = [:]
     let headerText = (try? String(contentsOfFile: scratch.path + ".headers", encoding: .utf8)) ?? ""
     // Only the last response's headers (after any 100 Continue).
-    for line in headerText.components(separatedBy: "\r\n\r\n").filter({ !$0.isEmpty }).last?.split(separator: "\r\n") ?? [] {
+    for line in headerText.components(separatedBy: "\r\n\r\n").filter({ !$0.isEmpty }).last?.split(separator: "\r\n")
+        ?? []
+    {
         guard let colon = line.firstIndex(of: ":") else { continue }
         headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
     return HTTPReply(
-        status: status, headers: headers, body: (try? Data(contentsOf: URL(fileURLWithPath: scratch.path + ".body"))) ?? Data(),
+        status: status, headers: headers,
+        body: (try? Data(contentsOf: URL(fileURLWithPath: scratch.path + ".body"))) ?? Data(),
         firstByte: Double(figures[1]) ?? 0, total: Double(figures[2]) ?? 0)
 }

@@ -35,12 +35,16 @@ final class Subprocess: @unchecked Sendable {
         }
         posix_spawn_file_actions_adddup2(&actions, pipes.stdout.write, 1)
         posix_spawn_file_actions_adddup2(&actions, pipes.stderr.write, 2)
-        for descriptor in [pipes.stdin.read, pipes.stdin.write, pipes.stdout.read, pipes.stdout.write, pipes.stderr.read, pipes.stderr.write] {
+        for descriptor in [
+            pipes.stdin.read, pipes.stdin.write, pipes.stdout.read, pipes.stdout.write, pipes.stderr.read,
+            pipes.stderr.write,
+        ] {
             posix_spawn_file_actions_addclose(&actions, descriptor)
         }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let environment = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + environment).forEach { free($0) } }
+        let environment =
+            (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + environment { free(pointer) } }
         // The child starts with no signals blocked and default handlers, as from a shell.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -54,9 +58,9 @@ final class Subprocess: @unchecked Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let error = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
-        [pipes.stdin.read, pipes.stdout.write, pipes.stderr.write].forEach { close($0) }
+        for end in [pipes.stdin.read, pipes.stdout.write, pipes.stderr.write] { close(end) }
         guard error == 0 else {
-            [pipes.stdin.write, pipes.stdout.read, pipes.stderr.read].forEach { close($0) }
+            for end in [pipes.stdin.write, pipes.stdout.read, pipes.stderr.read] { close(end) }
             throw TestFailure("cannot start \(executable): \(String(cString: strerror(error)))")
         }
         self.pid = pid
@@ -106,11 +110,14 @@ final class Subprocess: @unchecked Sendable {
         let signaled = status & 0x7f != 0
         return Result(
             status: signaled ? -1 : (status >> 8) & 0xff, signal: signaled ? status & 0x7f : nil,
-            stdout: String(decoding: output.stdout, as: UTF8.self), stderr: String(decoding: output.stderr, as: UTF8.self),
+            stdout: String(decoding: output.stdout, as: UTF8.self),
+            stderr: String(decoding: output.stderr, as: UTF8.self),
             exitTime: exitTime)
     }
 
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws -> Result {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil
+    ) throws -> Result {
         try Subprocess(executable, arguments, environment: environment, input: input).wait()
     }
 }
@@ -120,11 +127,15 @@ enum Speak {
     static let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent().appendingPathComponent("speak").path
 
-    static func start(_ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws -> Subprocess {
+    static func start(_ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws
+        -> Subprocess
+    {
         try Subprocess(executable, arguments, environment: environment, input: input)
     }
 
-    static func run(_ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws -> Subprocess.Result {
+    static func run(_ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws
+        -> Subprocess.Result
+    {
         try start(arguments, environment: environment, input: input).wait()
     }
 }

@@ -12,7 +12,8 @@ final class FixtureServer {
 
     init(script: String, arguments: [String]) throws {
         // Outside the test target's folder, so SwiftPM does not ask for it to be declared a resource.
-        let path = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let path = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appending(path: "Fixtures/\(script)").path
         var descriptors: [Int32] = [0, 0]
         guard pipe(&descriptors) == 0 else { throw TestFailure("pipe failed") }
@@ -23,7 +24,7 @@ final class FixtureServer {
         posix_spawn_file_actions_addclose(&actions, descriptors[0])
         posix_spawn_file_actions_addclose(&actions, descriptors[1])
         let argv = (["python3", "-u", path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let error = Self.environmentLock.withLock { posix_spawnp(&pid, "python3", &actions, nil, argv, environ) }
         close(descriptors[1])
