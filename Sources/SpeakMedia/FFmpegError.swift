@@ -1,5 +1,5 @@
-import SpeakKit
 internal import CFFmpeg
+import SpeakKit
 
 /// A failure reported by FFmpeg's libraries (libavformat, libavcodec, libswresample, libavutil).
 public struct FFmpegError: CLibraryCodes {

@@ -1,6 +1,6 @@
+internal import CFFmpeg
 import Foundation
 import SpeakKit
-internal import CFFmpeg
 
 /// Decodes uploads and files in any common audio format to mono 16-bit PCM at one sample rate
 /// (16 kHz by default, what speech recognition wants).
@@ -55,7 +55,9 @@ private final class MemoryInput {
 }
 
 // C callbacks capture nothing: their state arrives as the `MemoryInput` behind `opaque`.
-private func readMemory(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32) -> Int32 {
+private func readMemory(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32)
+    -> Int32
+{
     guard let opaque, let buffer else { return FFmpegError.endOfFile }
     let input = Unmanaged<MemoryInput>.fromOpaque(opaque).takeUnretainedValue()
     let count = min(Int(size), input.bytes.count - input.position)
@@ -123,7 +125,8 @@ private final class FFmpegDecoding {
         let bufferSize: Int32 = 32 * 1024
         guard let buffer = av_malloc(Int(bufferSize)) else { throw FFmpegError.outOfMemory("av_malloc") }
         let opaque = Unmanaged.passUnretained(input).toOpaque()
-        io = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), bufferSize, 0, opaque, readMemory, nil, seekMemory)
+        io = avio_alloc_context(
+            buffer.assumingMemoryBound(to: UInt8.self), bufferSize, 0, opaque, readMemory, nil, seekMemory)
         guard let io else {
             av_free(buffer)
             throw FFmpegError.outOfMemory("avio_alloc_context")
@@ -149,7 +152,8 @@ private final class FFmpegDecoding {
         guard index >= 0 else { throw AudioFileError.notAudio("no audio stream in \(formatName)") }
         let parameters = context.pointee.streams[Int(index)]!.pointee.codecpar!
         guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
-            throw AudioFileError.unsupported("\(String(cString: avcodec_get_name(parameters.pointee.codec_id))) audio in \(formatName)")
+            throw AudioFileError.unsupported(
+                "\(String(cString: avcodec_get_name(parameters.pointee.codec_id))) audio in \(formatName)")
         }
         codec = avcodec_alloc_context3(decoder)
         guard let codec else { throw FFmpegError.outOfMemory("avcodec_alloc_context3") }
@@ -157,7 +161,8 @@ private final class FFmpegDecoding {
         let codecCode = avcodec_open2(codec, decoder, nil)
         guard codecCode >= 0 else {
             let reason = FFmpegError.message(codecCode)
-            throw AudioFileError.unsupported("\(String(cString: decoder.pointee.name)) audio in \(formatName) (\(reason))")
+            throw AudioFileError.unsupported(
+                "\(String(cString: decoder.pointee.name)) audio in \(formatName) (\(reason))")
         }
         return index
     }
@@ -177,7 +182,9 @@ private final class FFmpegDecoding {
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == stream else { continue }
             let sent = avcodec_send_packet(codec, packet)
-            if sent < 0 && sent != FFmpegError.again { lastError = FFmpegError(code: sent, function: "avcodec_send_packet") }
+            if sent < 0 && sent != FFmpegError.again {
+                lastError = FFmpegError(code: sent, function: "avcodec_send_packet")
+            }
             if let error = try receive(into: frame) { lastError = error }
         }
         avcodec_send_packet(codec, nil)  // drains the decoder's delayed frames
@@ -198,7 +205,9 @@ private final class FFmpegDecoding {
     }
 
     private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws {
-        let shape = (rate: frame.pointee.sample_rate, format: frame.pointee.format, channels: frame.pointee.ch_layout.nb_channels)
+        let shape = (
+            rate: frame.pointee.sample_rate, format: frame.pointee.format, channels: frame.pointee.ch_layout.nb_channels
+        )
         if resamplerInput == nil || resamplerInput! != shape {
             try flushResampler()
             try makeResampler(for: frame)

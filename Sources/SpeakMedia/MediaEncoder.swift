@@ -1,6 +1,6 @@
+internal import CFFmpeg
 import Foundation
 import SpeakKit
-internal import CFFmpeg
 
 /// The reply formats FFmpeg encodes for SpeakKit's ``ReplyEncoder``: Opus in Ogg, AAC in ADTS,
 /// FLAC. SpeakKit links no FFmpeg (the light `speak` stays small), so a program that carries
@@ -37,12 +37,16 @@ final class FFmpegEncoder: StreamingAudioEncoder {
             switch format {
             case .opus:
                 // libopus is Debian's; FFmpeg's own Opus encoder is experimental.
-                self.init(encoders: ["libopus", "opus"], muxer: "ogg", sampleRate: 48000, sampleFormat: AV_SAMPLE_FMT_S16, bitRate: 32000,
+                self.init(
+                    encoders: ["libopus", "opus"], muxer: "ogg", sampleRate: 48000, sampleFormat: AV_SAMPLE_FMT_S16,
+                    bitRate: 32000,
                     muxerOptions: [("page_duration", "100000")])
             case .aac:
-                self.init(encoders: ["aac"], muxer: "adts", sampleRate: nil, sampleFormat: AV_SAMPLE_FMT_FLTP, bitRate: 48000)
+                self.init(
+                    encoders: ["aac"], muxer: "adts", sampleRate: nil, sampleFormat: AV_SAMPLE_FMT_FLTP, bitRate: 48000)
             default:
-                self.init(encoders: ["flac"], muxer: "flac", sampleRate: nil, sampleFormat: AV_SAMPLE_FMT_S16, bitRate: 0)
+                self.init(
+                    encoders: ["flac"], muxer: "flac", sampleRate: nil, sampleFormat: AV_SAMPLE_FMT_S16, bitRate: 0)
             }
         }
 
@@ -80,13 +84,17 @@ final class FFmpegEncoder: StreamingAudioEncoder {
         _ = Self.quiet
         let recipe = Recipe(replyFormat)
         guard let encoder = recipe.codec() else {
-            throw AudioFileError.unsupported("this FFmpeg build has no \(recipe.encoders.joined(separator: " or ")) encoder")
+            throw AudioFileError.unsupported(
+                "this FFmpeg build has no \(recipe.encoders.joined(separator: " or ")) encoder")
         }
         codecRate = recipe.sampleRate ?? Int32(inputRate)
         bytesPerSample = Int(av_get_bytes_per_sample(recipe.sampleFormat))
 
-        try FFmpegError.check(avformat_alloc_output_context2(&format, nil, recipe.muxer, nil), "avformat_alloc_output_context2")
-        guard let format, let made = avformat_new_stream(format, nil) else { throw FFmpegError.outOfMemory("avformat_new_stream") }
+        try FFmpegError.check(
+            avformat_alloc_output_context2(&format, nil, recipe.muxer, nil), "avformat_alloc_output_context2")
+        guard let format, let made = avformat_new_stream(format, nil) else {
+            throw FFmpegError.outOfMemory("avformat_new_stream")
+        }
         stream = made
         codec = avcodec_alloc_context3(encoder)
         guard let codec else { throw FFmpegError.outOfMemory("avcodec_alloc_context3") }
@@ -95,9 +103,12 @@ final class FFmpegEncoder: StreamingAudioEncoder {
         av_channel_layout_default(&codec.pointee.ch_layout, 1)
         if recipe.bitRate > 0 { codec.pointee.bit_rate = recipe.bitRate }
         codec.pointee.time_base = AVRational(num: 1, den: codecRate)
-        if format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 { codec.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
+        if format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
+            codec.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
+        }
         try FFmpegError.check(avcodec_open2(codec, encoder, nil), "avcodec_open2")
-        try FFmpegError.check(avcodec_parameters_from_context(stream.pointee.codecpar, codec), "avcodec_parameters_from_context")
+        try FFmpegError.check(
+            avcodec_parameters_from_context(stream.pointee.codecpar, codec), "avcodec_parameters_from_context")
         stream.pointee.time_base = codec.pointee.time_base
         // A codec that takes any frame size (FLAC's is fixed after open, but say) gets 20 ms.
         frameSize = codec.pointee.frame_size > 0 ? Int(codec.pointee.frame_size) : Int(codecRate / 50)
@@ -171,7 +182,8 @@ final class FFmpegEncoder: StreamingAudioEncoder {
             var out: UnsafeMutablePointer<UInt8>? = buffer.baseAddress! + start
             var input: UnsafePointer<UInt8>? = samples.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }
             return try withUnsafeMutablePointer(to: &input) { inputs in
-                try FFmpegError.check(swr_convert(resampler, &out, room, samples == nil ? nil : inputs, count), "swr_convert")
+                try FFmpegError.check(
+                    swr_convert(resampler, &out, room, samples == nil ? nil : inputs, count), "swr_convert")
             }
         }
         pending.removeLast((Int(room) - Int(made)) * bytesPerSample)
@@ -188,7 +200,8 @@ final class FFmpegEncoder: StreamingAudioEncoder {
         frame.pointee.nb_samples = Int32(samples)
         frame.pointee.format = codec!.pointee.sample_fmt.rawValue
         frame.pointee.sample_rate = codecRate
-        try FFmpegError.check(av_channel_layout_copy(&frame.pointee.ch_layout, &codec!.pointee.ch_layout), "av_channel_layout_copy")
+        try FFmpegError.check(
+            av_channel_layout_copy(&frame.pointee.ch_layout, &codec!.pointee.ch_layout), "av_channel_layout_copy")
         try FFmpegError.check(av_frame_get_buffer(frame, 0), "av_frame_get_buffer")
         let bytes = samples * bytesPerSample
         pending.withUnsafeBytes { source in
@@ -230,7 +243,9 @@ private final class MemoryOutput {
 }
 
 // A C callback captures nothing: its state arrives as the `MemoryOutput` behind `opaque`.
-private func writeMemory(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32) -> Int32 {
+private func writeMemory(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32)
+    -> Int32
+{
     guard let opaque, let buffer, size > 0 else { return 0 }
     Unmanaged<MemoryOutput>.fromOpaque(opaque).takeUnretainedValue().data.append(buffer, count: Int(size))
     return size

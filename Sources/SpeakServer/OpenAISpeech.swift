@@ -14,34 +14,51 @@ extension SpeechService {
         }
         // No audio tokens here: the text's tokens are estimated as OpenAI's rule of thumb has it.
         let inputTokens = (order.text.utf8.count + 3) / 4
-        let headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Speak-Cache", cached == nil ? "miss" : "hit")]
-        return HTTPResponse(headers: headers, body: .stream { [engine] write in
-            func send(_ event: [String: Any]) throws {
-                let json = try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys, .withoutEscapingSlashes])
-                try write(Data("data: ".utf8) + json + Data("\n\n".utf8))
-            }
-            func delta(_ audio: Data) throws { try send(["type": "speech.audio.delta", "audio": audio.base64EncodedString()]) }
-            if let cached {
-                for start in stride(from: 0, to: cached.count, by: 32 << 10) { try delta(cached[start..<min(start + 32 << 10, cached.count)]) }
-            } else {
-                try engine.encodeReply(request) { try delta($0) }
-            }
-            try send([
-                "type": "speech.audio.done",
-                "usage": ["input_tokens": inputTokens, "output_tokens": 0, "total_tokens": inputTokens],
-            ])
-        })
+        let headers = [
+            ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+            ("X-Speak-Cache", cached == nil ? "miss" : "hit"),
+        ]
+        return HTTPResponse(
+            headers: headers,
+            body: .stream { [engine] write in
+                func send(_ event: [String: Any]) throws {
+                    let json = try JSONSerialization.data(
+                        withJSONObject: event, options: [.sortedKeys, .withoutEscapingSlashes])
+                    try write(Data("data: ".utf8) + json + Data("\n\n".utf8))
+                }
+                func delta(_ audio: Data) throws {
+                    try send(["type": "speech.audio.delta", "audio": audio.base64EncodedString()])
+                }
+                if let cached {
+                    for start in stride(from: 0, to: cached.count, by: 32 << 10) {
+                        try delta(cached[start..<min(start + 32 << 10, cached.count)])
+                    }
+                } else {
+                    try engine.encodeReply(request) { try delta($0) }
+                }
+                try send([
+                    "type": "speech.audio.done",
+                    "usage": ["input_tokens": inputTokens, "output_tokens": 0, "total_tokens": inputTokens],
+                ])
+            })
     }
 
     /// `GET /v1/audio/voices`: every voice of ours, then OpenAI's names with the voice that answers them.
     func openAIVoiceList() -> HTTPResponse {
         let ours: [[String: Any]] = engine.catalog.voices.map { voice in
-            ["id": voice.name, "object": "audio.voice", "name": voice.name, "language": voice.language,
-             "description": voice.description, "engine": voice.engine]
+            [
+                "id": voice.name, "object": "audio.voice", "name": voice.name, "language": voice.language,
+                "description": voice.description, "engine": voice.engine,
+            ]
         }
-        let theirs: [[String: Any]] = Self.openAIVoices.sorted().filter { name in !engine.catalog.voices.contains { $0.name == name } }.map { name in
-            ["id": name, "object": "audio.voice", "name": name, "language": openAIVoice.language,
-             "description": "OpenAI's name, spoken by \(openAIVoice.name)", "engine": openAIVoice.engine, "speaks_as": openAIVoice.name]
+        let theirs: [[String: Any]] = Self.openAIVoices.sorted().filter { name in
+            !engine.catalog.voices.contains { $0.name == name }
+        }.map { name in
+            [
+                "id": name, "object": "audio.voice", "name": name, "language": openAIVoice.language,
+                "description": "OpenAI's name, spoken by \(openAIVoice.name)", "engine": openAIVoice.engine,
+                "speaks_as": openAIVoice.name,
+            ]
         }
         return .json(["object": "list", "data": ours + theirs])
     }

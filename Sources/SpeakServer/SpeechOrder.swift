@@ -15,8 +15,13 @@ struct SpeechOrder {
 
     enum StreamFormat: String { case audio, sse }
 
-    init(text: String?, voice: Voice, rate: Int? = nil, pitch: Int? = nil, speed: Double? = nil, textParameter: String = "text", service: SpeechService) throws {
-        guard let text, !text.allSatisfy(\.isWhitespace) else { throw HTTPError(400, "'\(textParameter)' is required", param: textParameter) }
+    init(
+        text: String?, voice: Voice, rate: Int? = nil, pitch: Int? = nil, speed: Double? = nil,
+        textParameter: String = "text", service: SpeechService
+    ) throws {
+        guard let text, !text.allSatisfy(\.isWhitespace) else {
+            throw HTTPError(400, "'\(textParameter)' is required", param: textParameter)
+        }
         // espeak-ng reads C strings: a NUL would silently cut the text there.
         guard !text.utf8.contains(0) else {
             throw HTTPError(
@@ -24,18 +29,32 @@ struct SpeechOrder {
         }
         let limit = service.configuration.maximumTextCharacters
         guard text.count <= limit else {
-            throw HTTPError(400, "'\(textParameter)' is \(text.count) characters; the limit is \(limit)", param: textParameter, code: "text_too_long")
+            throw HTTPError(
+                400, "'\(textParameter)' is \(text.count) characters; the limit is \(limit)", param: textParameter,
+                code: "text_too_long")
         }
         if let rate, !SpeechOptions.rateRange.contains(rate) {
-            throw HTTPError(400, "rate must be \(SpeechOptions.rateRange.lowerBound)...\(SpeechOptions.rateRange.upperBound) words per minute", param: "rate")
+            throw HTTPError(
+                400,
+                "rate must be \(SpeechOptions.rateRange.lowerBound)...\(SpeechOptions.rateRange.upperBound)"
+                    + " words per minute",
+                param: "rate")
         }
-        if let pitch, !SpeechOptions.pitchRange.contains(pitch) { throw HTTPError(400, "pitch must be 0...100", param: "pitch") }
+        if let pitch, !SpeechOptions.pitchRange.contains(pitch) {
+            throw HTTPError(400, "pitch must be 0...100", param: "pitch")
+        }
         if let speed, !(0.25...4).contains(speed) { throw HTTPError(400, "speed must be 0.25...4.0", param: "speed") }
         self.text = text
         self.voice = voice
         self.pitch = pitch
         self.speed = speed
-        self.rate = rate ?? speed.map { min(max(Int((Double(voice.rate) * $0).rounded()), SpeechOptions.rateRange.lowerBound), SpeechOptions.rateRange.upperBound) }
+        self.rate =
+            rate
+            ?? speed.map {
+                min(
+                    max(Int((Double(voice.rate) * $0).rounded()), SpeechOptions.rateRange.lowerBound),
+                    SpeechOptions.rateRange.upperBound)
+            }
     }
 
     /// `{"text": "...", "voice": "nadia", "rate": 180, "pitch": 50}` (`/api/speak`, `POST /speak`, `/play`).
@@ -44,14 +63,16 @@ struct SpeechOrder {
         try self.init(
             text: Self.string(object["text"], "text"),
             voice: service.voice(named: Self.string(object["voice"], "voice")),
-            rate: try Self.integer(object["rate"], "rate"), pitch: try Self.integer(object["pitch"], "pitch"), service: service)
+            rate: try Self.integer(object["rate"], "rate"), pitch: try Self.integer(object["pitch"], "pitch"),
+            service: service)
     }
 
     /// `GET /speak?text=…&voice=…&rate=…&pitch=…`.
     init(query: [String: String], service: SpeechService) throws {
         try self.init(
             text: query["text"], voice: service.voice(named: query["voice"]),
-            rate: try Self.integer(query["rate"], "rate"), pitch: try Self.integer(query["pitch"], "pitch"), service: service)
+            rate: try Self.integer(query["rate"], "rate"), pitch: try Self.integer(query["pitch"], "pitch"),
+            service: service)
     }
 
     /// OpenAI's `POST /v1/audio/speech`: `model`, `input`, `voice`, `response_format`, `speed`,
@@ -63,17 +84,21 @@ struct SpeechOrder {
             throw HTTPError(400, "'model' is required", param: "model")
         }
         guard SpeechService.models.contains(model) else {
-            throw HTTPError(400, "unknown model '\(model)'; one of \(SpeechService.models.joined(separator: ", "))", param: "model", code: "model_not_found")
+            throw HTTPError(
+                400, "unknown model '\(model)'; one of \(SpeechService.models.joined(separator: ", "))", param: "model",
+                code: "model_not_found")
         }
         let formatName = try Self.string(object["response_format"], "response_format") ?? "mp3"
         let available = ReplyFormat.allCases.filter(\.isAvailable)
         guard let format = ReplyFormat(rawValue: formatName), format.isAvailable else {
             let names = available.map(\.rawValue).joined(separator: ", ")
-            throw HTTPError(400, "response_format '\(formatName)' is not supported; use one of \(names)", param: "response_format")
+            throw HTTPError(
+                400, "response_format '\(formatName)' is not supported; use one of \(names)", param: "response_format")
         }
         let streamName = try Self.string(object["stream_format"], "stream_format") ?? "audio"
         guard let streamFormat = StreamFormat(rawValue: streamName) else {
-            throw HTTPError(400, "stream_format '\(streamName)' is not supported; use audio or sse", param: "stream_format")
+            throw HTTPError(
+                400, "stream_format '\(streamName)' is not supported; use audio or sse", param: "stream_format")
         }
         _ = try Self.string(object["instructions"], "instructions")
         let speed: Double?

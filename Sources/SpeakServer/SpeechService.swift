@@ -19,7 +19,9 @@ public final class SpeechService: Sendable {
     let openAIVoice: Voice
 
     /// OpenAI's voice names, answered by `default` unless a voice file takes the name.
-    static let openAIVoices: Set = ["alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse"]
+    static let openAIVoices: Set = [
+        "alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse",
+    ]
     static let models = ["speak-1", "tts-1", "tts-1-hd", "gpt-4o-mini-tts"]
 
     public init(
@@ -29,7 +31,8 @@ public final class SpeechService: Sendable {
         self.configuration = configuration
         self.engine = engine
         self.tokens = tokens
-        self.limiter = RateLimiter(requestsPerMinute: configuration.rateLimitPerMinute, burst: configuration.rateLimitBurst)
+        self.limiter = RateLimiter(
+            requestsPerMinute: configuration.rateLimitPerMinute, burst: configuration.rateLimitBurst)
         self.player = player
         self.transcriber = transcriber
         self.uploads = uploads
@@ -61,12 +64,19 @@ public final class SpeechService: Sendable {
         Route(method: "GET", path: "/voices") { service, _ in service.voices() },
         Route(method: "GET", path: "/v1/models") { service, _ in service.models() },
         Route(method: "GET", path: "/v1/audio/voices") { service, _ in service.openAIVoiceList() },
-        Route(method: "POST", path: "/api/speak", freeWhenCached: true) { try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client) },
-        Route(method: "POST", path: "/speak", freeWhenCached: true) { try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client) },
-        Route(method: "GET", path: "/speak", freeWhenCached: true) {
-            try $0.speak(SpeechOrder(query: $1.query, service: $0), ifNoneMatch: $1.header("If-None-Match"), client: $1.client)
+        Route(method: "POST", path: "/api/speak", freeWhenCached: true) {
+            try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client)
         },
-        Route(method: "POST", path: "/v1/audio/speech", freeWhenCached: true) { try $0.speak(SpeechOrder(openAI: $1.body, service: $0), client: $1.client) },
+        Route(method: "POST", path: "/speak", freeWhenCached: true) {
+            try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client)
+        },
+        Route(method: "GET", path: "/speak", freeWhenCached: true) {
+            try $0.speak(
+                SpeechOrder(query: $1.query, service: $0), ifNoneMatch: $1.header("If-None-Match"), client: $1.client)
+        },
+        Route(method: "POST", path: "/v1/audio/speech", freeWhenCached: true) {
+            try $0.speak(SpeechOrder(openAI: $1.body, service: $0), client: $1.client)
+        },
         Route(method: "POST", path: "/play") { try $0.play(SpeechOrder(json: $1.body, service: $0)) },
         Route(method: "POST", path: "/api/transcribe", body: .upload) { try $0.transcribe($1, openAI: false) },
         Route(method: "POST", path: "/v1/audio/transcriptions", body: .upload) { try $0.transcribe($1, openAI: true) },
@@ -90,7 +100,9 @@ public final class SpeechService: Sendable {
             }
             guard let route = routes.first(where: { $0.method == request.method }) else {
                 let allowed = routes.map(\.method).joined(separator: ", ")
-                throw HTTPError(405, "\(request.method) is not allowed on \(request.path); use \(allowed)", headers: [("Allow", allowed)])
+                throw HTTPError(
+                    405, "\(request.method) is not allowed on \(request.path); use \(allowed)",
+                    headers: [("Allow", allowed)])
             }
             if !route.open {
                 request.client = try authenticate(request)
@@ -106,7 +118,8 @@ public final class SpeechService: Sendable {
     static func response(for error: any Error) -> HTTPResponse {
         switch error {
         case let error as HTTPError: error.response
-        case let error as UpstreamError: HTTPError(502, "upstream failed and no local fallback voice: \(error)", code: "upstream_failed").response
+        case let error as UpstreamError:
+            HTTPError(502, "upstream failed and no local fallback voice: \(error)", code: "upstream_failed").response
         case let error as SynthesisError: HTTPError(503, String(describing: error), code: "engine_unavailable").response
         case let error as PlaybackError: HTTPError(503, "cannot play: \(error)", code: "no_playback_device").response
         default: HTTPError(500, String(describing: error)).response
@@ -119,7 +132,9 @@ public final class SpeechService: Sendable {
         if request.viaLocalSocket { return nil }
         guard let tokens else { return "anonymous" }
         guard let name = tokens.authenticate(request.header("Authorization")) else {
-            throw HTTPError(401, "a valid bearer token is required", code: "invalid_api_key", headers: [("WWW-Authenticate", "Bearer")])
+            throw HTTPError(
+                401, "a valid bearer token is required", code: "invalid_api_key",
+                headers: [("WWW-Authenticate", "Bearer")])
         }
         return name
     }
@@ -129,7 +144,9 @@ public final class SpeechService: Sendable {
         guard let client else { return }
         if let wait = limiter.admit(client) {
             let seconds = Int(wait.rounded(.up))
-            throw HTTPError(429, "rate limit reached; retry in \(seconds) s", code: "rate_limit_exceeded", headers: [("Retry-After", String(seconds))])
+            throw HTTPError(
+                429, "rate limit reached; retry in \(seconds) s", code: "rate_limit_exceeded",
+                headers: [("Retry-After", String(seconds))])
         }
     }
 
@@ -157,8 +174,14 @@ public final class SpeechService: Sendable {
         let request = order.request
         let key = engine.cacheKey(for: request)
         let etag = "\"\(key.digest)\""
-        var headers = [("Content-Type", order.format.contentType), ("ETag", etag), ("Cache-Control", "public, max-age=86400")]
-        if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
+        var headers = [
+            ("Content-Type", order.format.contentType), ("ETag", etag), ("Cache-Control", "public, max-age=86400"),
+        ]
+        if let ifNoneMatch,
+            ifNoneMatch.split(separator: ",").contains(where: {
+                $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*"
+            })
+        {
             return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
         }
         if let cached = engine.cache?.data(for: key) {
@@ -170,42 +193,48 @@ public final class SpeechService: Sendable {
         if let source = synthesizer.source(of: order.voice) { headers.append(("X-Speak-Upstream", source)) }
         guard synthesizer.features.contains(.streaming) else {
             // A remote engine answers whole: wait for it, so a fallback voice can say so in the headers.
-            return HTTPResponse(body: .deferred { [self, headers] in
-                do {
-                    let (reply, outcome) = try engine.reply(request)
-                    guard let fallback = outcome.fallback else { return HTTPResponse(headers: headers, body: .data(reply)) }
-                    let marked = headers.filter { !["ETag", "Cache-Control", "X-Speak-Upstream"].contains($0.0) } + [
-                        ("Cache-Control", "no-store"), ("X-Speak-Fallback", fallback.voice),
-                        ("X-Speak-Upstream-Error", fallback.reason),
-                    ]
-                    return HTTPResponse(headers: marked, body: .data(reply))
-                } catch {
-                    return Self.response(for: error)
-                }
-            })
+            return HTTPResponse(
+                body: .deferred { [self, headers] in
+                    do {
+                        let (reply, outcome) = try engine.reply(request)
+                        guard let fallback = outcome.fallback else {
+                            return HTTPResponse(headers: headers, body: .data(reply))
+                        }
+                        let marked =
+                            headers.filter { !["ETag", "Cache-Control", "X-Speak-Upstream"].contains($0.0) } + [
+                                ("Cache-Control", "no-store"), ("X-Speak-Fallback", fallback.voice),
+                                ("X-Speak-Upstream-Error", fallback.reason),
+                            ]
+                        return HTTPResponse(headers: marked, body: .data(reply))
+                    } catch {
+                        return Self.response(for: error)
+                    }
+                })
         }
         // A voice that cannot speak here is a 503 now, not a 200 cut off after its headers.
         if case .failure(let error)? = engine.availability(of: order.voice) { throw error }
-        return HTTPResponse(headers: headers, body: .stream { [engine] write in try engine.encodeReply(request, write: write) })
+        return HTTPResponse(
+            headers: headers, body: .stream { [engine] write in try engine.encodeReply(request, write: write) })
     }
 
     /// Speaks on the server's own device, through the same playback lock as the command line,
     /// and answers once the speech has been heard.
     func play(_ order: SpeechOrder) throws -> HTTPResponse {
-        HTTPResponse(body: .deferred { [self] in
-            do {
-                var seconds = 0.0
-                try player.play { write in
-                    try engine.synthesize(order.request) { chunk in
-                        seconds += Double(chunk.samples.count) / Double(chunk.sampleRate)
-                        try write(chunk)
+        HTTPResponse(
+            body: .deferred { [self] in
+                do {
+                    var seconds = 0.0
+                    try player.play { write in
+                        try engine.synthesize(order.request) { chunk in
+                            seconds += Double(chunk.samples.count) / Double(chunk.sampleRate)
+                            try write(chunk)
+                        }
                     }
+                    return .json(["played": true, "seconds": (seconds * 1000).rounded() / 1000])
+                } catch {
+                    return Self.response(for: error)
                 }
-                return .json(["played": true, "seconds": (seconds * 1000).rounded() / 1000])
-            } catch {
-                return Self.response(for: error)
-            }
-        })
+            })
     }
 
     // MARK: - Listings
@@ -213,13 +242,19 @@ public final class SpeechService: Sendable {
     private func voices() -> HTTPResponse {
         .json([
             "voices": engine.catalog.voices.map { voice in
-                ["name": voice.name, "language": voice.language, "description": voice.description, "engine": voice.engine]
+                [
+                    "name": voice.name, "language": voice.language, "description": voice.description,
+                    "engine": voice.engine,
+                ]
             }
         ])
     }
 
     private func models() -> HTTPResponse {
-        .json(["object": "list", "data": Self.models.map { ["id": $0, "object": "model", "created": 0, "owned_by": "speak"] }])
+        .json([
+            "object": "list",
+            "data": Self.models.map { ["id": $0, "object": "model", "created": 0, "owned_by": "speak"] },
+        ])
     }
 
     /// Ready when the default voice synthesises, every engine's voices can speak, and the cache works.

@@ -19,16 +19,25 @@ extension SpeechService {
         var stream: Bool
 
         init(_ form: MultipartForm) throws {
-            guard let upload = form.files["file"] else { throw HTTPError(400, "the 'file' part is required", param: "file") }
+            guard let upload = form.files["file"] else {
+                throw HTTPError(400, "the 'file' part is required", param: "file")
+            }
             self.upload = upload
             format = form.fields["response_format"] ?? "json"
             guard SpeechService.transcriptionFormats.contains(format) else {
-                throw HTTPError(400, "response_format '\(format)' is not supported; use \(SpeechService.transcriptionFormats.joined(separator: ", "))", param: "response_format")
+                throw HTTPError(
+                    400,
+                    "response_format '\(format)' is not supported; use "
+                        + SpeechService.transcriptionFormats.joined(separator: ", "),
+                    param: "response_format")
             }
             // The SDK sends arrays as repeated `name[]` fields; curl users may leave out the brackets.
-            granularities = Set(["timestamp_granularities[]", "timestamp_granularities"].flatMap { form.allFields[$0] ?? [] })
+            granularities = Set(
+                ["timestamp_granularities[]", "timestamp_granularities"].flatMap { form.allFields[$0] ?? [] })
             if let unknown = granularities.subtracting(["segment", "word"]).sorted().first {
-                throw HTTPError(400, "timestamp_granularities '\(unknown)' is not supported; use segment or word", param: "timestamp_granularities")
+                throw HTTPError(
+                    400, "timestamp_granularities '\(unknown)' is not supported; use segment or word",
+                    param: "timestamp_granularities")
             }
             let temperature = try form.fields["temperature"].map { text -> Double in
                 guard let value = Double(text), (0...1).contains(value) else {
@@ -44,7 +53,9 @@ extension SpeechService {
             try Self.checkChunking(form)
             options = TranscriptionOptions(
                 language: form.fields["language"].flatMap { $0.isEmpty ? nil : $0 }, prompt: form.fields["prompt"],
-                expectedPhrases: form.fields["expect"].map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } },
+                expectedPhrases: form.fields["expect"].map {
+                    $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+                },
                 temperature: temperature, wordTimestamps: granularities.contains("word"))
         }
 
@@ -57,7 +68,8 @@ extension SpeechService {
                 type = object?["type"] as? String ?? value
             }
             guard type == nil || type == "server_vad" else {
-                throw HTTPError(400, "chunking_strategy must be auto or {\"type\": \"server_vad\"}", param: "chunking_strategy")
+                throw HTTPError(
+                    400, "chunking_strategy must be auto or {\"type\": \"server_vad\"}", param: "chunking_strategy")
             }
         }
     }
@@ -68,30 +80,35 @@ extension SpeechService {
         }
         let order = try TranscriptionOrder(form)
         if openAI && order.stream { return transcriptEvents(order) }
-        return HTTPResponse(body: .deferred { [self] in
-            do {
-                let transcript = try transcript(order.upload, options: order.options)
-                return openAI ? Self.render(transcript, order) : .json(["text": transcript.text])
-            } catch {
-                return Self.transcriptionFailure(error).response
-            }
-        })
+        return HTTPResponse(
+            body: .deferred { [self] in
+                do {
+                    let transcript = try transcript(order.upload, options: order.options)
+                    return openAI ? Self.render(transcript, order) : .json(["text": transcript.text])
+                } catch {
+                    return Self.transcriptionFailure(error).response
+                }
+            })
     }
 
     /// `stream=true`: a delta for each segment as the transcriber finishes it (Whisper's windows
     /// of 30 s; all at the end for a transcriber that does not decode in pieces), then the text.
     /// A failure before the first event is its own status, never a 200.
     private func transcriptEvents(_ order: TranscriptionOrder) -> HTTPResponse {
-        HTTPResponse(headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")], body: .stream { [self] write in
-            try withoutActuallyEscaping(write) { write in
-                let events = TranscriptEvents(write: write)
-                var options = order.options
-                options.onSegment = { events.delta($0.text) }
-                let transcript: Transcript
-                do { transcript = try self.transcript(order.upload, options: options) } catch { throw Self.transcriptionFailure(error) }
-                try events.finish(transcript.text)
-            }
-        })
+        HTTPResponse(
+            headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")],
+            body: .stream { [self] write in
+                try withoutActuallyEscaping(write) { write in
+                    let events = TranscriptEvents(write: write)
+                    var options = order.options
+                    options.onSegment = { events.delta($0.text) }
+                    let transcript: Transcript
+                    do { transcript = try self.transcript(order.upload, options: options) } catch {
+                        throw Self.transcriptionFailure(error)
+                    }
+                    try events.finish(transcript.text)
+                }
+            })
     }
 
     /// The upload decoded and transcribed; the client's mistakes as ``HTTPError``s.
@@ -102,15 +119,24 @@ extension SpeechService {
         } catch let error as AudioFileError {
             // A part that says it is audio but does not decode is corrupt (400); anything
             // else is a kind of file we do not take (415).
-            let claimsAudio = upload.contentType?.hasPrefix("audio/") == true || upload.contentType?.hasPrefix("video/") == true
+            let claimsAudio =
+                upload.contentType?.hasPrefix("audio/") == true || upload.contentType?.hasPrefix("video/") == true
                 || ["mp3", "mp4", "mpeg", "mpga", "m4a", "wav", "webm", "ogg", "oga", "opus", "flac", "aac"]
                     .contains((upload.filename.map { ($0 as NSString).pathExtension.lowercased() }) ?? "")
             if case .notAudio = error, claimsAudio {
-                throw HTTPError(400, "\(upload.filename ?? "the file") is damaged or truncated: \(error)", param: "file", code: "invalid_audio")
+                throw HTTPError(
+                    400, "\(upload.filename ?? "the file") is damaged or truncated: \(error)", param: "file",
+                    code: "invalid_audio")
             }
-            throw HTTPError(415, "\(upload.filename ?? "the file") is not audio we can decode (\(error)); send mp3, mp4, m4a, wav, webm, ogg or flac", param: "file", code: "unsupported_media")
+            throw HTTPError(
+                415,
+                "\(upload.filename ?? "the file") is not audio we can decode (\(error)); "
+                    + "send mp3, mp4, m4a, wav, webm, ogg or flac",
+                param: "file", code: "unsupported_media")
         }
-        guard audio.duration >= 0.01 else { throw HTTPError(400, "the recording is shorter than 0.01 s", param: "file", code: "audio_too_short") }
+        guard audio.duration >= 0.01 else {
+            throw HTTPError(400, "the recording is shorter than 0.01 s", param: "file", code: "audio_too_short")
+        }
         return try transcriber.transcribe(audio, options: options)
     }
 
@@ -155,8 +181,10 @@ extension SpeechService {
             }
             if order.granularities.contains("word") {
                 // pocketsphinx's segments are words already.
-                let words = transcript.words.isEmpty
-                    ? transcript.segments.map { Transcript.Word(start: $0.start, end: $0.end, text: $0.text) } : transcript.words
+                let words =
+                    transcript.words.isEmpty
+                    ? transcript.segments.map { Transcript.Word(start: $0.start, end: $0.end, text: $0.text) }
+                    : transcript.words
                 object["words"] = words.map { ["word": $0.text, "start": $0.start, "end": $0.end] }
             }
             return .json(object)
@@ -164,10 +192,14 @@ extension SpeechService {
             let cues = segments.enumerated().map { index, segment in
                 "\(index + 1)\n\(timestamp(segment.start, ",")) --> \(timestamp(segment.end, ","))\n\(segment.text)\n"
             }
-            return HTTPResponse(headers: [("Content-Type", "application/x-subrip")], body: .data(Data(cues.joined(separator: "\n").utf8)))
+            return HTTPResponse(
+                headers: [("Content-Type", "application/x-subrip")],
+                body: .data(Data(cues.joined(separator: "\n").utf8)))
         case "vtt":
             let cues = segments.map { "\(timestamp($0.start, ".")) --> \(timestamp($0.end, "."))\n\($0.text)\n" }
-            return HTTPResponse(headers: [("Content-Type", "text/vtt")], body: .data(Data((["WEBVTT\n"] + cues).joined(separator: "\n").utf8)))
+            return HTTPResponse(
+                headers: [("Content-Type", "text/vtt")],
+                body: .data(Data((["WEBVTT\n"] + cues).joined(separator: "\n").utf8)))
         default: return .json(["text": transcript.text])
         }
     }
@@ -175,7 +207,8 @@ extension SpeechService {
     /// `00:01:02,345` (SRT) or `00:01:02.345` (WebVTT).
     static func timestamp(_ seconds: Double, _ separator: String) -> String {
         let milliseconds = Int((seconds * 1000).rounded())
-        let clock = String(format: "%02d:%02d:%02d", milliseconds / 3_600_000, milliseconds / 60_000 % 60, milliseconds / 1000 % 60)
+        let clock = String(
+            format: "%02d:%02d:%02d", milliseconds / 3_600_000, milliseconds / 60_000 % 60, milliseconds / 1000 % 60)
         return clock + separator + String(format: "%03d", milliseconds % 1000)
     }
 }

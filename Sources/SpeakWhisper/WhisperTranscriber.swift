@@ -1,6 +1,6 @@
+internal import CWhisper
 import Foundation
 import SpeakKit
-internal import CWhisper
 
 /// Speech recognition with whisper.cpp, in process.
 ///
@@ -170,7 +170,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         _ audio: PCMBuffer, options: TranscriptionOptions, language: String?, lease: WhisperStatePool.Lease
     ) throws(WhisperError) -> Transcript {
         let rate = Self.sampleRate
-        let total = audio.sampleRate == rate
+        let total =
+            audio.sampleRate == rate
             ? audio.samples.count : Int(Int64(audio.samples.count) * Int64(rate) / Int64(audio.sampleRate))
         let window = Self.windowSeconds * rate
         var language = language
@@ -204,9 +205,10 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
             for segment in found.prefix(kept) {
                 let text = segment.text.trimmingCharacters(in: .whitespaces)
                 guard !text.isEmpty else { continue }
-                segments.append(Transcript.Segment(
-                    start: min(duration, offset + Double(segment.t0) / 100),
-                    end: min(duration, offset + Double(max(segment.t0, segment.t1)) / 100), text: text))
+                segments.append(
+                    Transcript.Segment(
+                        start: min(duration, offset + Double(segment.t0) / 100),
+                        end: min(duration, offset + Double(max(segment.t0, segment.t1)) / 100), text: text))
                 if options.expectedPhrases == nil { options.onSegment?(segments[segments.count - 1]) }
                 words += segment.words.map { word in
                     Transcript.Word(
@@ -308,7 +310,9 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
             }
             return UnsafePointer(elements)
         }
-        defer { rules.forEach { UnsafeMutablePointer(mutating: $0).deallocate() } }
+        defer {
+            for rule in rules { UnsafeMutablePointer(mutating: rule).deallocate() }
+        }
         let code: Int32 = (language ?? "auto").withCString { languagePointer in
             prompt.withCString { promptPointer in
                 params.language = languagePointer
@@ -331,10 +335,11 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         var segments: [WindowSegment] = []
         for index in 0..<whisper_full_n_segments_from_state(state) {
             let text = whisper_full_get_segment_text_from_state(state, index).map { String(cString: $0) } ?? ""
-            segments.append(WindowSegment(
-                t0: Int(whisper_full_get_segment_t0_from_state(state, index)),
-                t1: Int(whisper_full_get_segment_t1_from_state(state, index)),
-                text: text, words: options.wordTimestamps ? words(segment: index, state: state) : []))
+            segments.append(
+                WindowSegment(
+                    t0: Int(whisper_full_get_segment_t0_from_state(state, index)),
+                    t1: Int(whisper_full_get_segment_t1_from_state(state, index)),
+                    text: text, words: options.wordTimestamps ? words(segment: index, state: state) : []))
         }
         return (segments, detected)
     }
@@ -347,7 +352,9 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         let endOfText = whisper_token_eot(ctx)
         var words: [Transcript.Word] = []
         var bytes: [UInt8] = []
-        var start = 0.0, end = 0.0, probabilities: [Double] = []
+        var start = 0.0
+        var end = 0.0
+        var probabilities: [Double] = []
         func flush() {
             let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
             if !text.isEmpty {

@@ -12,7 +12,9 @@ final class OpenAISpeechTests {
     init() throws { server = try RunningServer() }
 
     func python(_ body: String) throws -> Subprocess.Result {
-        let script = "from openai import OpenAI\nclient = OpenAI(base_url=\"\(server.url)/v1\", api_key=\"\(server.token)\")\n" + body
+        let script =
+            "from openai import OpenAI\nclient = OpenAI(base_url=\"\(server.url)/v1\", api_key=\"\(server.token)\")\n"
+            + body
         let result = try Subprocess.run("/usr/bin/env", ["python3", "-c", script])
         #expect(result.status == 0, "\(result.stderr)")
         return result
@@ -21,8 +23,10 @@ final class OpenAISpeechTests {
     /// The reply in `format`, fetched by the openai package.
     func speech(_ format: String, _ extra: String = "") throws -> Data {
         let output = server.directory.appendingPathComponent("reply-\(UUID().uuidString.prefix(6)).\(format)")
-        _ = try python("""
-            response = client.audio.speech.create(model="tts-1", voice="alloy", input="\(Self.text)", response_format="\(format)"\(extra))
+        _ = try python(
+            """
+            response = client.audio.speech.create(
+                model="tts-1", voice="alloy", input="\(Self.text)", response_format="\(format)"\(extra))
             response.write_to_file("\(output.path)")
             """)
         return try Data(contentsOf: output)
@@ -40,7 +44,9 @@ final class OpenAISpeechTests {
         return (reply.json?["duration"] as? Double ?? 0, reply.json?["text"] as? String ?? "")
     }
 
-    @Test("every response_format decodes to the whole reply: as long as the WAV, the last words heard", arguments: ["mp3", "opus", "aac", "flac", "pcm"])
+    @Test(
+        "every response_format decodes to the whole reply: as long as the WAV, the last words heard",
+        arguments: ["mp3", "opus", "aac", "flac", "pcm"])
     func formats(format: String) throws {
         let wav = try PCMBuffer(audio: try speech("wav"))
         let data = try speech(format)
@@ -53,14 +59,18 @@ final class OpenAISpeechTests {
             #expect(text.lowercased().contains("last one"), "\(format): heard '\(text)'")
         }
         // Encoder priming and padding may add a little; nothing may be missing at the end.
-        #expect(duration >= wav.duration - 0.01 && duration <= wav.duration + 0.15, "\(format): \(duration) s, the WAV \(wav.duration) s")
+        #expect(
+            duration >= wav.duration - 0.01 && duration <= wav.duration + 0.15,
+            "\(format): \(duration) s, the WAV \(wav.duration) s")
     }
 
     @Test("the reply cache keys on the format: a second format is a miss, the same one a hit with the same bytes")
     func cacheKeysOnFormat() throws {
         func fetch(_ format: String) throws -> HTTPReply {
             let body = #"{"model": "tts-1", "input": "Cache me by format.", "response_format": "\#(format)"}"#
-            return try server.authorized(["-H", "Content-Type: application/json", "-d", body, "\(server.url)/v1/audio/speech"])
+            return try server.authorized([
+                "-H", "Content-Type: application/json", "-d", body, "\(server.url)/v1/audio/speech",
+            ])
         }
         let opus = try fetch("opus")
         let flac = try fetch("flac")
@@ -68,14 +78,23 @@ final class OpenAISpeechTests {
         #expect(opus.headers["content-type"] == "audio/ogg" && flac.headers["content-type"] == "audio/flac")
         #expect(opus.headers["x-speak-cache"] == "miss" && flac.headers["x-speak-cache"] == "miss")
         #expect(again.headers["x-speak-cache"] == "hit")
-        #expect(again.body == opus.body && opus.body.prefix(4) == Data("OggS".utf8) && flac.body.prefix(4) == Data("fLaC".utf8))
+        #expect(
+            again.body == opus.body && opus.body.prefix(4) == Data("OggS".utf8)
+                && flac.body.prefix(4) == Data("fLaC".utf8))
     }
 
-    @Test("stream_format sse: speech.audio.delta events whose audio joins into the reply, then speech.audio.done with usage")
+    @Test(
+        """
+        stream_format sse: speech.audio.delta events whose audio joins into the reply, \
+        then speech.audio.done with usage
+        """
+    )
     func serverSentEvents() throws {
-        let result = try python("""
+        let result = try python(
+            """
             import base64, json
-            with client.audio.speech.with_streaming_response.create(model="tts-1", voice="alloy", input="\(Self.text)", stream_format="sse") as response:
+            with client.audio.speech.with_streaming_response.create(
+                    model="tts-1", voice="alloy", input="\(Self.text)", stream_format="sse") as response:
                 print(response.headers["content-type"])
                 for line in response.iter_lines():
                     if line.startswith("data: "):
@@ -91,30 +110,46 @@ final class OpenAISpeechTests {
         let done = try #require(events.last)
         #expect(done["type"] as? String == "speech.audio.done")
         let usage = try #require(done["usage"] as? [String: Any])
-        #expect((usage["input_tokens"] as? Int ?? 0) > 0 && usage["total_tokens"] != nil && usage["output_tokens"] != nil)
+        #expect(
+            (usage["input_tokens"] as? Int ?? 0) > 0 && usage["total_tokens"] != nil && usage["output_tokens"] != nil)
         let plain = try PCMBuffer(audio: try speech("mp3"))
         let streamed = try PCMBuffer(audio: audio)
         #expect(abs(streamed.duration - plain.duration) < 0.05, "\(streamed.duration) s vs \(plain.duration) s")
     }
 
-    @Test("stream_format audio streams the reply chunked; speed 0.25...4 is honoured, outside it a 400; instructions are accepted")
+    @Test(
+        """
+        stream_format audio streams the reply chunked; speed 0.25...4 is honoured, outside it a 400; \
+        instructions are accepted
+        """
+    )
     func speedAndInstructions() throws {
         func post(_ fields: String) throws -> HTTPReply {
-            try server.authorized(["-H", "Content-Type: application/json", "-d", #"{"model": "tts-1", "voice": "ava", "input": "\#(Self.text)"\#(fields)}"#, "\(server.url)/v1/audio/speech"])
+            try server.authorized([
+                "-H", "Content-Type: application/json", "-d",
+                #"{"model": "tts-1", "voice": "ava", "input": "\#(Self.text)"\#(fields)}"#,
+                "\(server.url)/v1/audio/speech",
+            ])
         }
         let normal = try post(#", "stream_format": "audio""#)
         #expect(normal.status == 200 && normal.headers["transfer-encoding"] == "chunked", "\(normal.headers)")
         let fast = try post(#", "speed": 2, "instructions": "Speak cheerfully.""#)
         #expect(fast.status == 200, "\(fast.text)")
-        let (normalSeconds, fastSeconds) = (try PCMBuffer(audio: normal.body).duration, try PCMBuffer(audio: fast.body).duration)
+        let (normalSeconds, fastSeconds) = (
+            try PCMBuffer(audio: normal.body).duration, try PCMBuffer(audio: fast.body).duration
+        )
         #expect(fastSeconds < normalSeconds * 0.7, "speed 2: \(fastSeconds) s, speed 1: \(normalSeconds) s")
         for speed in ["0.2", "4.5"] {
             let reply = try post(#", "speed": \#(speed)"#)
-            #expect(reply.status == 400 && reply.errorMessage?.contains("speed must be 0.25...4.0") == true, "\(speed): \(reply.text)")
+            #expect(
+                reply.status == 400 && reply.errorMessage?.contains("speed must be 0.25...4.0") == true,
+                "\(speed): \(reply.text)")
         }
         #expect(try post(#", "speed": 0.25"#).status == 200)
         let badStream = try post(#", "stream_format": "video""#)
-        #expect(badStream.status == 400 && (badStream.json?["error"] as? [String: Any])?["param"] as? String == "stream_format")
+        #expect(
+            badStream.status == 400
+                && (badStream.json?["error"] as? [String: Any])?["param"] as? String == "stream_format")
         let badInstructions = try post(#", "instructions": 3"#)
         #expect(badInstructions.status == 400)
     }
@@ -152,7 +187,8 @@ struct SpeechCancellationTests {
         return result
     }
 
-    @Test("the openai client reads the first bytes of a long reply and closes: its worker is stopped, not left speaking")
+    @Test(
+        "the openai client reads the first bytes of a long reply and closes: its worker is stopped, not left speaking")
     func hangUp() throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID()).json")
         try Data(#"{"maximumTextCharacters": 400000, "maximumBodyBytes": 1000000}"#.utf8).write(to: config)
@@ -164,7 +200,8 @@ struct SpeechCancellationTests {
         let script = """
             from openai import OpenAI
             client = OpenAI(base_url="\(server.url)/v1", api_key="\(server.token)")
-            with client.audio.speech.with_streaming_response.create(model="tts-1", voice="default", input="\(text)", response_format="mp3") as response:
+            with client.audio.speech.with_streaming_response.create(
+                    model="tts-1", voice="default", input="\(text)", response_format="mp3") as response:
                 first = next(response.iter_bytes(4096))
                 print(response.status_code, len(first))
             """

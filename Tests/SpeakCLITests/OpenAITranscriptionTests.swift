@@ -6,14 +6,18 @@ import Testing
 /// and word times, streaming, and the parameters that reach Whisper.
 @Suite("speak serve: OpenAI transcription", .serialized)
 final class OpenAITranscriptionTests {
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Samples").standardizedFileURL
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "../../Samples"
+    ).standardizedFileURL
     let server: RunningServer
 
     init() throws { server = try RunningServer() }
 
     /// Runs `call` (a `client.audio.transcriptions.create(...)` expression on the yes.m4a sample,
     /// `audio` the open file) and returns what the script printed.
-    func transcribe(_ call: String, then body: String = "print(json.dumps(result.model_dump()))") throws -> Subprocess.Result {
+    func transcribe(_ call: String, then body: String = "print(json.dumps(result.model_dump()))") throws
+        -> Subprocess.Result
+    {
         let script = """
             import json, openai
             client = openai.OpenAI(base_url="\(server.url)/v1", api_key="\(server.token)")
@@ -29,27 +33,41 @@ final class OpenAITranscriptionTests {
         return result
     }
 
-    @Test("verbose_json with timestamp_granularities word and segment: Whisper's segments, and words in order within them")
+    @Test(
+        "verbose_json with timestamp_granularities word and segment: Whisper's segments, and words in order within them"
+    )
     func wordTimestamps() throws {
-        let output = try transcribe(#"client.audio.transcriptions.create(model="whisper-1", file=audio, language="en", response_format="verbose_json", timestamp_granularities=["word", "segment"])"#).stdout
-        let object = try #require((try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any], "\(output)")
+        let output = try transcribe(
+            #"client.audio.transcriptions.create(model="whisper-1", file=audio, language="en", "#
+                + #"response_format="verbose_json", timestamp_granularities=["word", "segment"])"#
+        ).stdout
+        let object = try #require(
+            (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any], "\(output)")
         let text = try #require(object["text"] as? String)
         #expect(text.lowercased().contains("yes, please do"), "\(text)")
         let segments = try #require(object["segments"] as? [[String: Any]])
         #expect(!segments.isEmpty && segments.first?["text"] as? String == text.trimmingCharacters(in: .whitespaces))
         let words = try #require(object["words"] as? [[String: Any]])
         // Whisper base hears espeak-ng's "that" as "not" at times: the first three words are sure.
-        let heard = words.map { ($0["word"] as? String ?? "").lowercased().trimmingCharacters(in: .punctuationCharacters) }
+        let heard = words.map {
+            ($0["word"] as? String ?? "").lowercased().trimmingCharacters(in: .punctuationCharacters)
+        }
         #expect(heard.count == 4 && heard.prefix(3) == ["yes", "please", "do"], "\(words)")
         let starts = words.compactMap { $0["start"] as? Double }
         #expect(starts == starts.sorted() && starts.count == 4)
         let duration = try #require(object["duration"] as? Double)
-        #expect(words.allSatisfy { ($0["end"] as? Double ?? 99) <= duration + 0.01 && ($0["end"] as? Double ?? 0) >= ($0["start"] as? Double ?? 1) })
+        #expect(
+            words.allSatisfy {
+                ($0["end"] as? Double ?? 99) <= duration + 0.01
+                    && ($0["end"] as? Double ?? 0) >= ($0["start"] as? Double ?? 1)
+            })
     }
 
     @Test("verbose_json without granularities has segments but no words, as OpenAI's")
     func segmentsOnly() throws {
-        let output = try transcribe(#"client.audio.transcriptions.create(model="whisper-1", file=audio, response_format="verbose_json")"#).stdout
+        let output = try transcribe(
+            #"client.audio.transcriptions.create(model="whisper-1", file=audio, response_format="verbose_json")"#
+        ).stdout
         #expect(output.contains("\"segments\": [{") && output.contains("\"words\": null"), "\(output)")
     }
 
@@ -57,8 +75,11 @@ final class OpenAITranscriptionTests {
     func streaming() throws {
         let output = try transcribe(
             #"client.audio.transcriptions.create(model="whisper-1", file=audio, language="en", stream=True)"#,
-            then: "for event in result:\n    print(json.dumps(event.model_dump()))").stdout
-        let events = output.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+            then: "for event in result:\n    print(json.dumps(event.model_dump()))"
+        ).stdout
+        let events = output.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
         #expect(events.count >= 2, "\(output)")
         #expect(events.dropLast().allSatisfy { $0["type"] as? String == "transcript.text.delta" })
         let done = try #require(events.last)
@@ -71,7 +92,10 @@ final class OpenAITranscriptionTests {
     @Test("language, temperature and chunking_strategy reach the server; bad values are a 400 naming them")
     func parameters() throws {
         let call = #"client.audio.transcriptions.create(model="whisper-1", file=audio, response_format="text", "#
-        for extra in [#"language="en", temperature=0.4, prompt="Yes, please.""#, #"chunking_strategy="auto""#, #"chunking_strategy={"type": "server_vad", "threshold": 0.5}"#] {
+        for extra in [
+            #"language="en", temperature=0.4, prompt="Yes, please.""#, #"chunking_strategy="auto""#,
+            #"chunking_strategy={"type": "server_vad", "threshold": 0.5}"#,
+        ] {
             let output = try transcribe(call + extra + ")", then: "print(result)").stdout
             // (Whisper takes the prompt as text already said: with "Yes, please." it may write only the rest.)
             #expect(output.lowercased().contains("please do"), "\(extra): \(output)")
@@ -88,9 +112,15 @@ final class OpenAITranscriptionTests {
     @Test("srt and vtt have a cue per segment with its times")
     func subtitles() throws {
         for format in ["srt", "vtt"] {
-            let output = try transcribe(#"client.audio.transcriptions.create(model="whisper-1", file=audio, language="en", response_format="\#(format)")"#, then: "print(result)").stdout
+            let output = try transcribe(
+                #"client.audio.transcriptions.create(model="whisper-1", file=audio, language="en", "#
+                    + #"response_format="\#(format)")"#,
+                then: "print(result)"
+            ).stdout
             let separator = format == "srt" ? "," : "."
-            #expect(output.contains("00:00:00\(separator)000 --> 00:00:0") || output.contains("00:00:00\(separator)"), "\(output)")
+            #expect(
+                output.contains("00:00:00\(separator)000 --> 00:00:0") || output.contains("00:00:00\(separator)"),
+                "\(output)")
             #expect(output.lowercased().contains("yes, please do"))
         }
     }

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import SpeakKit
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The seed's mobile client (`VoiceAPI.swift` in /work/shared/seeds, 001_…), as it is, against a
 /// real `speak serve`: its requests are made by its own code on URLSession, so they are byte for
@@ -11,7 +12,9 @@ import Testing
 /// `{"text","voice":"nadia"}`), and it checks what it checks.
 @Suite("the seed's VoiceAPI client", .serialized)
 final class SeedClientTests {
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Samples").standardizedFileURL
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "../../Samples"
+    ).standardizedFileURL
     let server: RunningServer
 
     init() throws { server = try RunningServer() }
@@ -30,10 +33,14 @@ final class SeedClientTests {
             let boundary = UUID().uuidString
             var body = Data()
             func field(_ name: String, _ value: String) {
-                body.append("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".data(using: .utf8)!)
+                body.append(
+                    "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".data(
+                        using: .utf8)!)
             }
             field("language", language)
-            body.append("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"note.m4a\"\r\nContent-Type: audio/mp4\r\n\r\n".data(using: .utf8)!)
+            body.append(
+                ("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"note.m4a\"\r\n"
+                    + "Content-Type: audio/mp4\r\n\r\n").data(using: .utf8)!)
             body.append(try Data(contentsOf: file))
             body.append("\r\n--\(boundary)--\r\n".data(using: .utf8)!)
             var request = URLRequest(url: baseURL.appendingPathComponent("api/transcribe"))
@@ -85,7 +92,12 @@ final class SeedClientTests {
 
     var api: VoiceAPI { VoiceAPI(baseURL: URL(string: server.url)!, token: server.token) }
 
-    @Test("transcribe: the recorder's note.m4a (AAC, 16 kHz mono, 32 kbps), in Hausa as the seed defaults to, and in English")
+    @Test(
+        """
+        transcribe: the recorder's note.m4a (AAC, 16 kHz mono, 32 kbps), in Hausa as the seed defaults to, \
+        and in English
+        """
+    )
     func transcribe() async throws {
         let note = Self.samples.appendingPathComponent("yes.m4a")
         // The seed's recorder settings, read back from the file's AudioSpecificConfig.
@@ -101,7 +113,9 @@ final class SeedClientTests {
     func speak() async throws {
         let mp3 = try await api.speak("Na gode! Mun karɓi saƙonku.")
         // An MPEG audio frame header (or an ID3 tag) first, as AVAudioPlayer's sniffer wants.
-        #expect(mp3.prefix(3) == Data("ID3".utf8) || (mp3[0] == 0xFF && mp3[1] & 0xE0 == 0xE0), "\(mp3.prefix(4).map { $0 })")
+        #expect(
+            mp3.prefix(3) == Data("ID3".utf8) || (mp3[0] == 0xFF && mp3[1] & 0xE0 == 0xE0),
+            "\(mp3.prefix(4).map { $0 })")
         let pcm = try PCMBuffer(audio: mp3)
         #expect(pcm.duration > 1.2 && pcm.duration < 4, "\(pcm.duration) s")
     }

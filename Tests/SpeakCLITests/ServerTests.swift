@@ -14,7 +14,10 @@ final class ServerTests {
     @Test("/health needs no token; everything else answers 401 without a valid one, in OpenAI's error shape")
     func authentication() throws {
         #expect(try curl(["\(server.url)/health"]).status == 200)
-        for headers in [[], ["-H", "Authorization: Bearer wrong"], ["-H", "Authorization: Basic abc"], ["-H", "Authorization: Bearer"]] {
+        for headers in [
+            [], ["-H", "Authorization: Bearer wrong"], ["-H", "Authorization: Basic abc"],
+            ["-H", "Authorization: Bearer"],
+        ] {
             let reply = try curl(headers + ["\(server.url)/voices"])
             #expect(reply.status == 401)
             let error = try #require(reply.json?["error"] as? [String: Any])
@@ -42,7 +45,8 @@ final class ServerTests {
     @Test("POST /api/speak is the mobile client's contract: JSON in, audio/mpeg out")
     func apiSpeak() throws {
         let reply = try server.authorized([
-            "-H", "Content-Type: application/json", "-d", #"{"text": "Na gode! Mun karɓi saƙonku.", "voice": "nadia"}"#, "\(server.url)/api/speak",
+            "-H", "Content-Type: application/json", "-d", #"{"text": "Na gode! Mun karɓi saƙonku.", "voice": "nadia"}"#,
+            "\(server.url)/api/speak",
         ])
         #expect(reply.status == 200, "\(reply.text)")
         #expect(reply.headers["content-type"] == "audio/mpeg")
@@ -73,7 +77,9 @@ final class ServerTests {
 
     @Test("POST /speak takes JSON with rate and pitch")
     func postSpeak() throws {
-        let reply = try server.authorized(["-d", #"{"text": "Posted.", "voice": "oliver", "rate": 150, "pitch": 30}"#, "\(server.url)/speak"])
+        let reply = try server.authorized([
+            "-d", #"{"text": "Posted.", "voice": "oliver", "rate": 150, "pitch": 30}"#, "\(server.url)/speak",
+        ])
         #expect(reply.status == 200)
         #expect(try duration(reply.body) > 0.4)
     }
@@ -95,7 +101,11 @@ final class ServerTests {
     @Test("connections are kept alive between requests")
     func keepAlive() throws {
         let result = try Subprocess.run(
-            "/usr/bin/curl", ["-s", "-v", "-o", "/dev/null", "-o", "/dev/null", "-H", "Authorization: Bearer \(server.token)", "\(server.url)/voices", "\(server.url)/v1/models"])
+            "/usr/bin/curl",
+            [
+                "-s", "-v", "-o", "/dev/null", "-o", "/dev/null", "-H", "Authorization: Bearer \(server.token)",
+                "\(server.url)/voices", "\(server.url)/v1/models",
+            ])
         #expect(result.stderr.contains("Re-using existing connection"), "\(result.stderr)")
     }
 
@@ -120,7 +130,10 @@ final class ServerTests {
             (["-d", "{not json", "\(server.url)/speak"], 400, "JSON"),
             (["-d", #"{"text": "hi", "voice": "nadai"}"#, "\(server.url)/api/speak"], 400, "did you mean 'nadia'"),
             (["-d", #"{"voice": "nadia"}"#, "\(server.url)/api/speak"], 400, "'text' is required"),
-            (["-d", try jsonBody(["text": String(repeating: "a", count: 4097)]), "\(server.url)/speak"], 400, "limit is 4096"),
+            (
+                ["-d", try jsonBody(["text": String(repeating: "a", count: 4097)]), "\(server.url)/speak"], 400,
+                "limit is 4096"
+            ),
             (["-d", #"{"text": "hi", "rate": 5000}"#, "\(server.url)/speak"], 400, "rate must be"),
             (["-X", "DELETE", "\(server.url)/speak"], 405, "not allowed"),
             (["\(server.url)/nowhere"], 404, "no such endpoint"),
@@ -135,7 +148,8 @@ final class ServerTests {
     @Test("a body over the limit gets 413 without the server reading it whole")
     func bodyTooLarge() throws {
         let big = Data(repeating: 0x61, count: 8 << 20)
-        let reply = try server.authorized(["-H", "Content-Type: application/json", "--data-binary", "@-", "\(server.url)/speak"], input: big)
+        let reply = try server.authorized(
+            ["-H", "Content-Type: application/json", "--data-binary", "@-", "\(server.url)/speak"], input: big)
         #expect(reply.status == 413)
         #expect(reply.errorMessage?.contains("larger than") == true)
     }
@@ -146,7 +160,9 @@ final class ServerTests {
         let script = """
             from openai import OpenAI
             client = OpenAI(base_url="\(server.url)/v1", api_key="\(server.token)")
-            response = client.audio.speech.create(model="tts-1", voice="alloy", input="Hello from the OpenAI client.", response_format="\(format)", speed=1.25)
+            response = client.audio.speech.create(
+                model="tts-1", voice="alloy", input="Hello from the OpenAI client.", response_format="\(format)",
+                speed=1.25)
             response.write_to_file("\(output.path)")
             """
         let result = try Subprocess.run("/usr/bin/env", ["python3", "-c", script])
@@ -171,7 +187,8 @@ final class ServerTests {
                 print(error.status_code, error.body["message"], error.body["param"])
             """
         let result = try Subprocess.run("/usr/bin/env", ["python3", "-c", script])
-        #expect(result.stdout.hasPrefix("400 response_format 'aiff' is not supported"), "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.stdout.hasPrefix("400 response_format 'aiff' is not supported"), "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("response_format\n"))
     }
 
@@ -204,7 +221,8 @@ struct ServerScenarioTests {
             let reply = try server.authorized(["-d", #"{"text": "\#(text)"}"#, "\(server.url)/speak"])
             #expect(reply.status == 200)
         }
-        let files = try FileManager.default.contentsOfDirectory(at: server.cacheDirectory, includingPropertiesForKeys: [.fileSizeKey])
+        let files = try FileManager.default.contentsOfDirectory(
+            at: server.cacheDirectory, includingPropertiesForKeys: [.fileSizeKey])
         let bytes = try files.reduce(0) { $0 + (try $1.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0) }
         // The bound counts replies' bodies, not the header each entry file starts with.
         #expect(bytes - files.count * ReplyCache.headerBytes <= 20000)
@@ -234,7 +252,11 @@ struct ServerScenarioTests {
         let body = String(decoding: try JSONSerialization.data(withJSONObject: ["text": text]), as: UTF8.self)
         let output = server.directory.appendingPathComponent("inflight.mp3")
         let request = try Subprocess(
-            "/usr/bin/curl", ["-s", "-o", output.path, "-w", "%{http_code}", "-H", "Authorization: Bearer \(server.token)", "-d", body, "\(server.url)/speak"])
+            "/usr/bin/curl",
+            [
+                "-s", "-o", output.path, "-w", "%{http_code}", "-H", "Authorization: Bearer \(server.token)", "-d",
+                body, "\(server.url)/speak",
+            ])
         usleep(150_000)
         let stopped = server.stop()
         let answered = request.wait()
@@ -255,8 +277,10 @@ struct ServerScenarioTests {
         let keyFile = voices.appendingPathComponent("upstream.key")
         try Data("\(upstream.token)\n".utf8).write(to: keyFile)
         let voice = """
-            {"name": "relay", "language": "ha", "espeakVoice": "sw", "rate": 160, "pitch": 50, "description": "nadia, fetched from upstream",
-             "upstream": {"api": "speak", "url": "\(upstream.url)", "voice": "nadia", "keyFile": "\(keyFile.path)", "timeout": 5, "fallback": "default"}}
+            {"name": "relay", "language": "ha", "espeakVoice": "sw", "rate": 160, "pitch": 50,
+             "description": "nadia, fetched from upstream",
+             "upstream": {"api": "speak", "url": "\(upstream.url)", "voice": "nadia", "keyFile": "\(keyFile.path)",
+                          "timeout": 5, "fallback": "default"}}
             """
         try Data(voice.utf8).write(to: voices.appendingPathComponent("relay.json"))
         let front = try RunningServer(["--voices-dir", voices.path])
@@ -266,7 +290,9 @@ struct ServerScenarioTests {
         #expect(fetched.headers["x-speak-upstream"] == upstream.url)
         #expect(fetched.headers["x-speak-fallback"] == nil)
         // The same words from the upstream directly: the relay passed them through.
-        let direct = try upstream.authorized(["-d", #"{"text": "Na gode!", "voice": "nadia"}"#, "\(upstream.url)/api/speak"])
+        let direct = try upstream.authorized([
+            "-d", #"{"text": "Na gode!", "voice": "nadia"}"#, "\(upstream.url)/api/speak",
+        ])
         #expect(direct.body == fetched.body)
         // The command line speaks the relay voice from the upstream too (not with espeak-ng here),
         // so what `--cache` stores under the relay's key is the upstream's reply, byte for byte.
@@ -275,14 +301,18 @@ struct ServerScenarioTests {
             ["--cache", "-a", "null", "--voices-dir", voices.path, "-v", "relay", "Na gode!"],
             environment: ProcessInfo.processInfo.environment.merging(["XDG_CACHE_HOME": cacheHome.path]) { $1 })
         #expect(spoken.status == 0, "\(spoken.stderr)")
-        let stored = try FileManager.default.contentsOfDirectory(at: cacheHome.appendingPathComponent("speak"), includingPropertiesForKeys: nil)
-            .filter { !$0.lastPathComponent.hasPrefix(".") }
+        let stored = try FileManager.default.contentsOfDirectory(
+            at: cacheHome.appendingPathComponent("speak"), includingPropertiesForKeys: nil
+        )
+        .filter { !$0.lastPathComponent.hasPrefix(".") }
         #expect(try stored.map { try ReplyCache.storedReply(at: $0) } == [direct.body])
         // The key went upstream only: it is in no response header or body of the front server.
         #expect(!fetched.headers.values.contains { $0.contains(upstream.token) })
 
         #expect(upstream.stop().status == 0)
-        let fallback = try front.authorized(["-d", #"{"text": "Sannu da zuwa.", "voice": "relay"}"#, "\(front.url)/api/speak"])
+        let fallback = try front.authorized([
+            "-d", #"{"text": "Sannu da zuwa.", "voice": "relay"}"#, "\(front.url)/api/speak",
+        ])
         #expect(fallback.status == 200)
         #expect(fallback.headers["x-speak-fallback"] == "default")
         #expect(try PCMBuffer(audio: fallback.body).duration > 0.5)
