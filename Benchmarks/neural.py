@@ -10,7 +10,16 @@ order flipped each round; medians over rounds.
 - load: piper-tts' PiperVoice.load in process; speak's as its server's first joe request less a
   warm request of the same text (sherpa-onnx loads on first use).
 - first audio, CLI cold: process start to the first PCM byte out: speak plays into ALSA's `file`
-  plugin writing a FIFO (no device timing), piper-tts writes --output-raw to a pipe.
+  plugin writing a FIFO (no device timing), piper-tts writes --output-raw to a pipe. The cold
+  runs get SPEAK_SOCKET="" so that no running server takes them.
+- first audio, CLI via a running server: each round starts its own `speak serve` with
+  SPEAK_SOCKET=<tmp>/run/serve.sock and a fresh --cache-dir (so the measured runs are cache
+  misses with the very texts piper-tts speaks), warms it with one joe request ("Warm up.") through
+  the socket, then times `speak -v joe TEXT` with that SPEAK_SOCKET and the cold runs' FIFO, against
+  piper-tts' cold CLI (its sample of the same round). Then the same command again: the cached repeat.
+  Each run is checked: a miss must add one entry to the server's cache directory, a repeat must
+  leave every entry file as it was (no new synthesis); the CLI's peak RSS shows whether it loaded
+  the model itself.
 - first byte, HTTP: a running `speak serve` (model warm) POST /v1/audio/speech pcm, and piper-tts'
   own HTTP server (POST /synthesize, a whole WAV), warm.
 - real-time factor: synthesis time / audio duration, warm: speak serve's whole reply, piper-tts
@@ -90,19 +99,29 @@ def run_rusage(argv, stdin=None, env=None):
     return seconds, usage.ru_maxrss / 1024
 
 
-def first_byte_of(argv, read_fd_path=None, stdin=None, env=None):
-    """Seconds from spawning argv to the first non-zero byte on its stdout (or in the FIFO)."""
+def first_byte_of(argv, read_fd_path=None, stdin=None, env=None, stderr=subprocess.DEVNULL):
+    """(seconds from spawning argv to the first non-zero byte on its stdout (or in the FIFO), or
+    None; its peak RSS in MB; its exit status)."""
     start = time.perf_counter()
     if read_fd_path:
         fd = os.open(read_fd_path, os.O_RDONLY | os.O_NONBLOCK)
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, env=env)
+                                stderr=stderr, env=env)
     else:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
                                 env=env)
         proc.stdin.write(stdin.encode())
         proc.stdin.close()
         fd = proc.stdout.fileno()
+    usage = None
+
+    def exited():
+        nonlocal usage
+        if usage is None:
+            pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                usage, proc.returncode = rusage, os.waitstatus_to_exitcode(status)
+        return usage is not None
     first = None
     while first is None:
         ready, _, _ = select.select([fd], [], [], 30)
@@ -113,13 +132,13 @@ def first_byte_of(argv, read_fd_path=None, stdin=None, env=None):
         except BlockingIOError:
             continue
         if not chunk:
-            if proc.poll() is not None:
+            if exited():
                 break
             time.sleep(0.001)
             continue
         if any(chunk):
             first = time.perf_counter() - start
-    while proc.poll() is None:
+    while not exited():
         try:
             if not os.read(fd, 65536):
                 time.sleep(0.001)
@@ -127,7 +146,78 @@ def first_byte_of(argv, read_fd_path=None, stdin=None, env=None):
             time.sleep(0.001)
     if read_fd_path:
         os.close(fd)
-    return first
+    return first, usage.ru_maxrss / 1024, proc.returncode
+
+
+def wait_socket(path, proc, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"speak serve for {path} exited ({proc.returncode})")
+        try:
+            with socket.socket(socket.AF_UNIX) as s:
+                s.connect(path)
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {path}")
+
+
+def cache_entries(directory):
+    """{entry file name: inode} of a reply cache directory: a new synthesis adds a name (or, for a
+    key already there, replaces the file and so its inode); a hit changes neither."""
+    try:
+        return {e.name: e.inode() for e in os.scandir(directory) if e.name.endswith(".reply")}
+    except FileNotFoundError:
+        return {}
+
+
+def wait_entries(directory, count, timeout=10):
+    """The entries once there are `count` of them (the server commits after its last write, which
+    may be just after the CLI has exited), or as they are at the deadline."""
+    deadline = time.time() + timeout
+    while True:
+        entries = cache_entries(directory)
+        if len(entries) >= count or time.time() > deadline:
+            return entries
+        time.sleep(0.01)
+
+
+class SocketServer:
+    """One round's `speak serve`: its local socket at <tmp>/run/serve.sock (the server makes the
+    0700 directory), its own --cache-dir, warmed with one joe request through the socket."""
+
+    def __init__(self, speak, speak_full, tmp, round_, fifo, alsa_env):
+        self.socket = os.path.join(tmp, "run", "serve.sock")
+        self.cache = os.path.join(tmp, f"socket-cache-{round_}")
+        self.log = os.path.join(tmp, f"socket-serve-{round_}.log")
+        self.env = dict(alsa_env, SPEAK_SOCKET=self.socket)
+        self.proc = subprocess.Popen([speak_full, "serve", "--port", str(free_port()), "--cache-dir", self.cache],
+                                     env=dict(os.environ, SPEAK_SOCKET=self.socket),
+                                     stdout=subprocess.DEVNULL, stderr=open(self.log, "w"))
+        wait_socket(self.socket, self.proc)
+        self.modes = (oct(os.stat(os.path.dirname(self.socket)).st_mode & 0o777),
+                      oct(os.stat(self.socket).st_mode & 0o777))
+        self.speak, self.fifo = speak, fifo
+        self.warm = self.say("Warm up.")
+
+    def say(self, text):
+        """(seconds to first audio, peak RSS in MB, cache entries before, after) of `speak -v joe TEXT`."""
+        before = cache_entries(self.cache)
+        with open(self.log.replace(".log", "-cli.log"), "a") as err:
+            first, rss, status = first_byte_of([self.speak, "-v", "joe", "-a", "bench", text],
+                                               read_fd_path=self.fifo, env=self.env, stderr=err)
+        if status != 0 or first is None:
+            raise RuntimeError(f"speak -v joe via {self.socket} failed ({status}, first audio {first})")
+        return first, rss, before, wait_entries(self.cache, len(before) + 1)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 def free_port():
@@ -196,7 +286,8 @@ def alsa_fifo_env(tmp):
     with open(conf, "w") as f:
         f.write("</usr/share/alsa/alsa.conf>\n"
                 f'pcm.bench {{ type file slave.pcm "null" file "{fifo}" format "raw" }}\n')
-    env = dict(os.environ, ALSA_CONFIG_PATH=conf)
+    # No running server may take a cold run (LocalSocket: an empty SPEAK_SOCKET means none).
+    env = dict(os.environ, ALSA_CONFIG_PATH=conf, SPEAK_SOCKET="")
     return fifo, env
 
 
@@ -261,16 +352,20 @@ def main():
     parser.add_argument("--wer-only", action="store_true", help="only the word error rates")
     args = parser.parse_args()
     speak, speak_full = os.path.join(args.bin, "speak"), os.path.join(args.bin, "speak-full")
+    # A binary built with --scratch-path outside .build/ does not find the package's Voices/ itself.
+    os.environ["SPEAK_VOICES"] = ":".join(filter(None, [os.path.join(ROOT, "Voices"), os.environ.get("SPEAK_VOICES")]))
     tmp = tempfile.mkdtemp(prefix="neural-bench-")
     fifo, alsa_env = alsa_fifo_env(tmp)
-    results = {"rounds": args.rounds, "cold_first_audio": {}, "http_first_byte": {}, "rtf": {}, "peak_rss_mb": {},
-               "load": {}}
+    results = {"rounds": args.rounds, "load_average_before": os.getloadavg(), "cold_first_audio": {},
+               "served_first_audio": {}, "served_cached_first_audio": {}, "served_cli_peak_rss_mb": {},
+               "http_first_byte": {}, "rtf": {}, "peak_rss_mb": {}, "load": {}}
     procs = []
     try:
         # Servers: speak serve (joe warm after the first request) and piper-tts' HTTP server.
         speak_port, piper_port = free_port(), free_port()
         procs.append(subprocess.Popen([speak_full, "serve", "--port", str(speak_port), "--cache-dir",
                                        os.path.join(tmp, "cache"), "--cache-bytes", "0"],
+                                      env=dict(os.environ, SPEAK_SOCKET=""),  # the socket is the rounds' servers'
                                       stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "serve.log"), "w")))
         if subprocess.run([PIPER_PY, "-c", "import flask"], capture_output=True).returncode != 0:
             subprocess.run([PIPER_PY, "-m", "pip", "install", "-q", "flask"], check=True)
@@ -293,29 +388,35 @@ def main():
         results["rtf"]["piper-tts"] = inproc["rtf"]
         http_post(piper_port, "/synthesize", json.dumps({"text": "Warm up."}))
 
-        samples = {k: {n: {"speak": [], "piper-tts": []} for n in TEXTS} for k in ("cold", "http", "rss", "rtf")}
+        samples = {k: {n: {"speak": [], "piper-tts": []} for n in TEXTS}
+                   for k in ("cold", "http", "rss", "rtf", "served", "cached", "served_rss", "cold_rss")}
+        checks = {"misses": 0, "misses_stored": 0, "repeats": 0, "repeats_untouched": 0, "warm_first_audio": [],
+                  "socket_modes": set()}
         for round_ in range(args.rounds):
             order = ["speak", "piper-tts"] if round_ % 2 == 0 else ["piper-tts", "speak"]
-            for name, text in TEXTS.items():
-                for who in order:
-                    if who == "speak":
-                        samples["cold"][name][who].append(first_byte_of(
-                            [speak, "-v", "joe", "-a", "bench", text], read_fd_path=fifo, env=alsa_env))
-                        first, total, body = http_post(speak_port, "/v1/audio/speech", speech_request(text))
-                        samples["http"][name][who].append(first)
-                        samples["rtf"][name][who].append(total / pcm_duration(body))
-                        out = os.path.join(tmp, "speak.wav")
-                        samples["rss"][name][who].append(run_rusage([speak, "-v", "joe", "-o", out, text])[1])
-                    else:
-                        samples["cold"][name][who].append(first_byte_of(
-                            [PIPER, "-m", MODEL, "--output-raw"], stdin=text))
-                        first, _, _ = http_post(piper_port, "/synthesize", json.dumps({"text": text}))
-                        samples["http"][name][who].append(first)
-                        out = os.path.join(tmp, "piper.wav")
-                        samples["rss"][name][who].append(run_rusage([PIPER, "-m", MODEL, "-f", out], stdin=text)[1])
+            server = SocketServer(speak, speak_full, tmp, round_, fifo, alsa_env)
+            checks["warm_first_audio"].append(server.warm[0])
+            checks["socket_modes"].add(server.modes)
+            try:
+                for name, text in TEXTS.items():
+                    for who in order:
+                        measure_round(who, name, text, samples, checks, server, speak, speak_port, piper_port,
+                                      fifo, alsa_env, tmp)
+            finally:
+                server.stop()
         for key, target in (("cold", "cold_first_audio"), ("http", "http_first_byte"), ("rss", "peak_rss_mb")):
             results[target] = {n: {w: median(v) for w, v in by.items()} for n, by in samples[key].items()}
+        for key, target in (("served", "served_first_audio"), ("cached", "served_cached_first_audio")):
+            # The peer is piper-tts' cold CLI of the same rounds.
+            results[target] = {n: {"speak": median(samples[key][n]["speak"]),
+                                   "piper-tts": median(samples["cold"][n]["piper-tts"])} for n in TEXTS}
+        results["served_cli_peak_rss_mb"] = {n: {"via server": median(samples["served_rss"][n]["speak"]),
+                                                 "cold": median(samples["cold_rss"][n]["speak"])} for n in TEXTS}
+        results["served_samples"] = {k: {n: samples[k][n]["speak"] for n in TEXTS} for k in ("served", "cached")}
+        checks["socket_modes"] = sorted(checks["socket_modes"])
+        results["handoff_checks"] = checks
         results["rtf"]["speak"] = {n: median(by["speak"]) for n, by in samples["rtf"].items()}
+        results["load_average_after"] = os.getloadavg()
         print_timings(results, args.rounds)
     except SkipTimings:
         pass
@@ -329,6 +430,36 @@ def main():
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def measure_round(who, name, text, samples, checks, server, speak, speak_port, piper_port, fifo, alsa_env, tmp):
+    """One text, one side, one round."""
+    if who == "speak":
+        first, rss, _ = first_byte_of([speak, "-v", "joe", "-a", "bench", text], read_fd_path=fifo, env=alsa_env)
+        samples["cold"][name][who].append(first)
+        samples["cold_rss"][name][who].append(rss)
+        # Via the round's server: a miss (its cache directory is new this round), then the repeat.
+        first, rss, before, after = server.say(text)
+        checks["misses"] += 1
+        checks["misses_stored"] += len(set(after) - set(before)) == 1
+        samples["served"][name][who].append(first)
+        samples["served_rss"][name][who].append(rss)
+        first, _, before, after = server.say(text)
+        checks["repeats"] += 1
+        checks["repeats_untouched"] += after == before
+        samples["cached"][name][who].append(first)
+        first, total, body = http_post(speak_port, "/v1/audio/speech", speech_request(text))
+        samples["http"][name][who].append(first)
+        samples["rtf"][name][who].append(total / pcm_duration(body))
+        out = os.path.join(tmp, "speak.wav")
+        samples["rss"][name][who].append(run_rusage([speak, "-v", "joe", "-o", out, text],
+                                                    env=dict(os.environ, SPEAK_SOCKET=""))[1])
+    else:
+        samples["cold"][name][who].append(first_byte_of([PIPER, "-m", MODEL, "--output-raw"], stdin=text)[0])
+        first, _, _ = http_post(piper_port, "/synthesize", json.dumps({"text": text}))
+        samples["http"][name][who].append(first)
+        out = os.path.join(tmp, "piper.wav")
+        samples["rss"][name][who].append(run_rusage([PIPER, "-m", MODEL, "-f", out], stdin=text)[1])
 
 
 PIPER_WAVS = r"""
@@ -386,7 +517,36 @@ def print_timings(results, rounds):
               f"| {h['speak'] * 1000:.0f} / {h['piper-tts'] * 1000:.0f} ({h['speak'] / h['piper-tts']:.2f}) "
               f"| {rtf[0]:.3f} / {rtf[1]:.3f} ({rtf[0] / rtf[1]:.2f}) "
               f"| {r['speak']:.0f} / {r['piper-tts']:.0f} ({r['speak'] / r['piper-tts']:.2f}) |")
-    print("\n(speak / piper-tts (ratio))\n", flush=True)
+    print("\n(speak / piper-tts (ratio))\n")
+    print_served(results, rounds)
+
+
+def print_served(results, rounds):
+    checks = results["handoff_checks"]
+    print(f"### joe: first audio, CLI via a running speak serve (local socket), medians of {rounds} rounds\n")
+    print("`speak -v joe TEXT` with SPEAK_SOCKET naming a warm `speak serve` (each round its own server and "
+          "--cache-dir, so the first run of each text is a cache miss), against piper-tts' cold CLI of the "
+          "same rounds; then the same command again, served from the server's reply cache.\n")
+    print("| text | server's reply cache | first audio (ms), speak via server / piper-tts cold CLI (ratio) "
+          "| speak CLI peak RSS (MB) |")
+    print("|---|---|---|---|")
+    rss = results["served_cli_peak_rss_mb"]
+    for key, label in (("served_first_audio", "miss"), ("served_cached_first_audio", "hit (cached repeat)")):
+        for n in TEXTS:
+            f = results[key][n]
+            rss_cell = f"{rss[n]['via server']:.0f}" if key == "served_first_audio" else "–"
+            print(f"| {n} | {label} | {f['speak'] * 1000:.0f} / {f['piper-tts'] * 1000:.0f} "
+                  f"({f['speak'] / f['piper-tts']:.3f}) | {rss_cell} |")
+    cold_rss = median([rss[n]["cold"] for n in TEXTS])
+    print(f"\nhand-off checks: {checks['misses_stored']}/{checks['misses']} misses stored one new entry in the "
+          f"server's cache; {checks['repeats_untouched']}/{checks['repeats']} repeats left its entries untouched; "
+          f"speak CLI peak RSS via the server {median([rss[n]['via server'] for n in TEXTS]):.0f} MB against "
+          f"{cold_rss:.0f} MB loading the model itself (cold); socket directory, socket modes "
+          f"{', '.join('/'.join(m) for m in checks['socket_modes'])}; warm-up request's first audio "
+          f"{', '.join(f'{w * 1000:.0f}' for w in checks['warm_first_audio'])} ms.")
+    before, after = results["load_average_before"], results["load_average_after"]
+    print(f"load average (1, 5, 15 min): {before[0]:.2f} {before[1]:.2f} {before[2]:.2f} at the start, "
+          f"{after[0]:.2f} {after[1]:.2f} {after[2]:.2f} after the timings ({os.cpu_count()} cores)\n", flush=True)
 
 
 if __name__ == "__main__":
