@@ -41,35 +41,57 @@ WHISPER_VENV = "/tmp/speak-bench-whisper"
 WHISPER_MODELS = ["/usr/local/share/speak/models/ggml-base.bin", "/usr/local/share/speak/models/ggml-tiny.en.bin"]
 
 SHORT = "The nightly backup finished successfully."
-PARAGRAPH = ("The build finished a few minutes ago. Every test passed on the first try. "
-             "The release notes are ready for review. Please check the dashboard before lunch. "
-             "The next deployment starts at noon.")
-PAGE = " ".join([PARAGRAPH] * 2 + [
-    "Our team spent the week on the new search feature, and the results are encouraging. "
-    "Queries now return in half the time, and the index uses less memory than before. "
-    "We still have to tune the ranking, which favours older documents too strongly. "
-    "On Thursday we will meet to decide whether the feature ships this month or next. "
-    "If you have opinions, bring them, along with any examples of searches that went wrong. "
-    "Thank you all for the careful work, and have a pleasant weekend."])
+PARAGRAPH = (
+    "The build finished a few minutes ago. Every test passed on the first try. "
+    "The release notes are ready for review. Please check the dashboard before lunch. "
+    "The next deployment starts at noon."
+)
+PAGE = " ".join(
+    [PARAGRAPH] * 2
+    + [
+        "Our team spent the week on the new search feature, and the results are encouraging. "
+        "Queries now return in half the time, and the index uses less memory than before. "
+        "We still have to tune the ranking, which favours older documents too strongly. "
+        "On Thursday we will meet to decide whether the feature ships this month or next. "
+        "If you have opinions, bring them, along with any examples of searches that went wrong. "
+        "Thank you all for the careful work, and have a pleasant weekend."
+    ]
+)
 TEXTS = {"short": SHORT, "paragraph": PARAGRAPH, "page": PAGE}
 
 WER_SENTENCES = [
-    "The kettle is boiling in the kitchen.", "Please close the window before you leave.",
-    "My brother plays the guitar every evening.", "The train to the city leaves from platform two.",
-    "She painted the fence a bright shade of green.", "We walked along the beach until sunset.",
-    "The library opens early on Saturday mornings.", "He forgot his umbrella at the office.",
-    "Turn left at the second traffic light.", "The children built a castle out of sand.",
-    "Our neighbours adopted a small grey cat.", "The soup needs a little more salt.",
-    "I will call you when the package arrives.", "The museum has a new exhibit about whales.",
-    "Rain is expected for most of the afternoon.", "The pilot announced a short delay.",
-    "Remember to water the tomatoes tonight.", "The printer on the third floor is out of paper.",
-    "They celebrated her birthday with a chocolate cake.", "The bridge was closed for repairs.",
-    "A gentle breeze moved through the tall grass.", "The doctor asked him to rest for a week.",
-    "Please send me the report by Friday.", "The orchestra played a piece by Mozart.",
-    "The hotel room had a view of the mountains.", "He reads the newspaper with his breakfast.",
-    "The garden is full of yellow flowers.", "Our flight was cancelled because of the storm.",
-    "The teacher wrote the answer on the board.", "The coffee shop on the corner sells fresh bread.",
-    "Keep the receipt in case you want a refund.", "The river flooded the fields last spring.",
+    "The kettle is boiling in the kitchen.",
+    "Please close the window before you leave.",
+    "My brother plays the guitar every evening.",
+    "The train to the city leaves from platform two.",
+    "She painted the fence a bright shade of green.",
+    "We walked along the beach until sunset.",
+    "The library opens early on Saturday mornings.",
+    "He forgot his umbrella at the office.",
+    "Turn left at the second traffic light.",
+    "The children built a castle out of sand.",
+    "Our neighbours adopted a small grey cat.",
+    "The soup needs a little more salt.",
+    "I will call you when the package arrives.",
+    "The museum has a new exhibit about whales.",
+    "Rain is expected for most of the afternoon.",
+    "The pilot announced a short delay.",
+    "Remember to water the tomatoes tonight.",
+    "The printer on the third floor is out of paper.",
+    "They celebrated her birthday with a chocolate cake.",
+    "The bridge was closed for repairs.",
+    "A gentle breeze moved through the tall grass.",
+    "The doctor asked him to rest for a week.",
+    "Please send me the report by Friday.",
+    "The orchestra played a piece by Mozart.",
+    "The hotel room had a view of the mountains.",
+    "He reads the newspaper with his breakfast.",
+    "The garden is full of yellow flowers.",
+    "Our flight was cancelled because of the storm.",
+    "The teacher wrote the answer on the board.",
+    "The coffee shop on the corner sells fresh bread.",
+    "Keep the receipt in case you want a refund.",
+    "The river flooded the fields last spring.",
 ]
 
 
@@ -85,8 +107,13 @@ def wav_duration(path):
 def run_rusage(argv, stdin=None, env=None):
     """(seconds, peak RSS in MB, exit status) of a command."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     if stdin is not None:
         proc.stdin.write(stdin.encode())
         proc.stdin.close()
@@ -105,11 +132,9 @@ def first_byte_of(argv, read_fd_path=None, stdin=None, env=None, stderr=subproce
     start = time.perf_counter()
     if read_fd_path:
         fd = os.open(read_fd_path, os.O_RDONLY | os.O_NONBLOCK)
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=stderr, env=env)
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
     else:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-                                env=env)
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env)
         proc.stdin.write(stdin.encode())
         proc.stdin.close()
         fd = proc.stdout.fileno()
@@ -122,6 +147,7 @@ def first_byte_of(argv, read_fd_path=None, stdin=None, env=None, stderr=subproce
             if pid:
                 usage, proc.returncode = rusage, os.waitstatus_to_exitcode(status)
         return usage is not None
+
     first = None
     while first is None:
         ready, _, _ = select.select([fd], [], [], 30)
@@ -192,12 +218,17 @@ class SocketServer:
         self.cache = os.path.join(tmp, f"socket-cache-{round_}")
         self.log = os.path.join(tmp, f"socket-serve-{round_}.log")
         self.env = dict(alsa_env, SPEAK_SOCKET=self.socket)
-        self.proc = subprocess.Popen([speak_full, "serve", "--port", str(free_port()), "--cache-dir", self.cache],
-                                     env=dict(os.environ, SPEAK_SOCKET=self.socket),
-                                     stdout=subprocess.DEVNULL, stderr=open(self.log, "w"))
+        self.proc = subprocess.Popen(
+            [speak_full, "serve", "--port", str(free_port()), "--cache-dir", self.cache],
+            env=dict(os.environ, SPEAK_SOCKET=self.socket),
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.log, "w"),
+        )
         wait_socket(self.socket, self.proc)
-        self.modes = (oct(os.stat(os.path.dirname(self.socket)).st_mode & 0o777),
-                      oct(os.stat(self.socket).st_mode & 0o777))
+        self.modes = (
+            oct(os.stat(os.path.dirname(self.socket)).st_mode & 0o777),
+            oct(os.stat(self.socket).st_mode & 0o777),
+        )
         self.speak, self.fifo = speak, fifo
         self.warm = self.say("Warm up.")
 
@@ -205,8 +236,9 @@ class SocketServer:
         """(seconds to first audio, peak RSS in MB, cache entries before, after) of `speak -v joe TEXT`."""
         before = cache_entries(self.cache)
         with open(self.log.replace(".log", "-cli.log"), "a") as err:
-            first, rss, status = first_byte_of([self.speak, "-v", "joe", "-a", "bench", text],
-                                               read_fd_path=self.fifo, env=self.env, stderr=err)
+            first, rss, status = first_byte_of(
+                [self.speak, "-v", "joe", "-a", "bench", text], read_fd_path=self.fifo, env=self.env, stderr=err
+            )
         if status != 0 or first is None:
             raise RuntimeError(f"speak -v joe via {self.socket} failed ({status}, first audio {first})")
         return first, rss, before, wait_entries(self.cache, len(before) + 1)
@@ -284,8 +316,9 @@ def alsa_fifo_env(tmp):
     os.mkfifo(fifo)
     conf = os.path.join(tmp, "asound.conf")
     with open(conf, "w") as f:
-        f.write("</usr/share/alsa/alsa.conf>\n"
-                f'pcm.bench {{ type file slave.pcm "null" file "{fifo}" format "raw" }}\n')
+        f.write(
+            "</usr/share/alsa/alsa.conf>\n" f'pcm.bench {{ type file slave.pcm "null" file "{fifo}" format "raw" }}\n'
+        )
     # No running server may take a cold run (LocalSocket: an empty SPEAK_SOCKET means none).
     env = dict(os.environ, ALSA_CONFIG_PATH=conf, SPEAK_SOCKET="")
     return fifo, env
@@ -305,18 +338,21 @@ def whisper_transcriber():
         return None, None
 
     def transcribe(paths):
-        script = ("import json, sys, wave\nimport numpy as np\nfrom pywhispercpp.model import Model\n"
-                  "m = Model(sys.argv[1], n_threads=2, print_progress=False, print_realtime=False)\n"
-                  "def pcm16k(path):\n"
-                  "    with wave.open(path) as w:\n"
-                  "        x = np.frombuffer(w.readframes(w.getnframes()), np.int16).astype(np.float32) / 32768\n"
-                  "        rate = w.getframerate()\n"
-                  "    t = np.arange(0, len(x) / rate, 1 / 16000)\n"  # linear resampling is enough for ASR
-                  "    return np.interp(t, np.arange(len(x)) / rate, x).astype(np.float32)\n"
-                  "print(json.dumps([' '.join(s.text for s in m.transcribe(pcm16k(p), language='en'))"
-                  " for p in sys.argv[2:]]))")
+        script = (
+            "import json, sys, wave\nimport numpy as np\nfrom pywhispercpp.model import Model\n"
+            "m = Model(sys.argv[1], n_threads=2, print_progress=False, print_realtime=False)\n"
+            "def pcm16k(path):\n"
+            "    with wave.open(path) as w:\n"
+            "        x = np.frombuffer(w.readframes(w.getnframes()), np.int16).astype(np.float32) / 32768\n"
+            "        rate = w.getframerate()\n"
+            "    t = np.arange(0, len(x) / rate, 1 / 16000)\n"  # linear resampling is enough for ASR
+            "    return np.interp(t, np.arange(len(x)) / rate, x).astype(np.float32)\n"
+            "print(json.dumps([' '.join(s.text for s in m.transcribe(pcm16k(p), language='en'))"
+            " for p in sys.argv[2:]]))"
+        )
         out = subprocess.run([python, "-c", script, model, *paths], capture_output=True, text=True, check=True)
         return json.loads(out.stdout.strip().splitlines()[-1])
+
     return transcribe, f"whisper.cpp {os.path.basename(model)}"
 
 
@@ -356,22 +392,48 @@ def main():
     os.environ["SPEAK_VOICES"] = ":".join(filter(None, [os.path.join(ROOT, "Voices"), os.environ.get("SPEAK_VOICES")]))
     tmp = tempfile.mkdtemp(prefix="neural-bench-")
     fifo, alsa_env = alsa_fifo_env(tmp)
-    results = {"rounds": args.rounds, "load_average_before": os.getloadavg(), "cold_first_audio": {},
-               "served_first_audio": {}, "served_cached_first_audio": {}, "served_cli_peak_rss_mb": {},
-               "http_first_byte": {}, "rtf": {}, "peak_rss_mb": {}, "load": {}}
+    results = {
+        "rounds": args.rounds,
+        "load_average_before": os.getloadavg(),
+        "cold_first_audio": {},
+        "served_first_audio": {},
+        "served_cached_first_audio": {},
+        "served_cli_peak_rss_mb": {},
+        "http_first_byte": {},
+        "rtf": {},
+        "peak_rss_mb": {},
+        "load": {},
+    }
     procs = []
     try:
         # Servers: speak serve (joe warm after the first request) and piper-tts' HTTP server.
         speak_port, piper_port = free_port(), free_port()
-        procs.append(subprocess.Popen([speak_full, "serve", "--port", str(speak_port), "--cache-dir",
-                                       os.path.join(tmp, "cache"), "--cache-bytes", "0"],
-                                      env=dict(os.environ, SPEAK_SOCKET=""),  # the socket is the rounds' servers'
-                                      stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "serve.log"), "w")))
+        procs.append(
+            subprocess.Popen(
+                [
+                    speak_full,
+                    "serve",
+                    "--port",
+                    str(speak_port),
+                    "--cache-dir",
+                    os.path.join(tmp, "cache"),
+                    "--cache-bytes",
+                    "0",
+                ],
+                env=dict(os.environ, SPEAK_SOCKET=""),  # the socket is the rounds' servers'
+                stdout=subprocess.DEVNULL,
+                stderr=open(os.path.join(tmp, "serve.log"), "w"),
+            )
+        )
         if subprocess.run([PIPER_PY, "-c", "import flask"], capture_output=True).returncode != 0:
             subprocess.run([PIPER_PY, "-m", "pip", "install", "-q", "flask"], check=True)
-        procs.append(subprocess.Popen([PIPER_PY, "-m", "piper.http_server", "-m", MODEL, "--host", "127.0.0.1",
-                                       "--port", str(piper_port)], stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL))
+        procs.append(
+            subprocess.Popen(
+                [PIPER_PY, "-m", "piper.http_server", "-m", MODEL, "--host", "127.0.0.1", "--port", str(piper_port)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
         wait_port(speak_port)
         wait_port(piper_port)
         if args.wer_only:
@@ -382,16 +444,27 @@ def main():
             warm = median([http_post(speak_port, "/v1/audio/speech", speech_request(SHORT))[1] for _ in range(3)])
             loads.append(first - warm)
         results["load"]["speak"] = median(loads)
-        inproc = json.loads(subprocess.run([PIPER_PY, "-c", PIPER_INPROCESS, MODEL, json.dumps(TEXTS)],
-                                           capture_output=True, text=True, check=True).stdout)
+        inproc = json.loads(
+            subprocess.run(
+                [PIPER_PY, "-c", PIPER_INPROCESS, MODEL, json.dumps(TEXTS)], capture_output=True, text=True, check=True
+            ).stdout
+        )
         results["load"]["piper-tts"] = inproc["load"]
         results["rtf"]["piper-tts"] = inproc["rtf"]
         http_post(piper_port, "/synthesize", json.dumps({"text": "Warm up."}))
 
-        samples = {k: {n: {"speak": [], "piper-tts": []} for n in TEXTS}
-                   for k in ("cold", "http", "rss", "rtf", "served", "cached", "served_rss", "cold_rss")}
-        checks = {"misses": 0, "misses_stored": 0, "repeats": 0, "repeats_untouched": 0, "warm_first_audio": [],
-                  "socket_modes": set()}
+        samples = {
+            k: {n: {"speak": [], "piper-tts": []} for n in TEXTS}
+            for k in ("cold", "http", "rss", "rtf", "served", "cached", "served_rss", "cold_rss")
+        }
+        checks = {
+            "misses": 0,
+            "misses_stored": 0,
+            "repeats": 0,
+            "repeats_untouched": 0,
+            "warm_first_audio": [],
+            "socket_modes": set(),
+        }
         for round_ in range(args.rounds):
             order = ["speak", "piper-tts"] if round_ % 2 == 0 else ["piper-tts", "speak"]
             server = SocketServer(speak, speak_full, tmp, round_, fifo, alsa_env)
@@ -400,18 +473,26 @@ def main():
             try:
                 for name, text in TEXTS.items():
                     for who in order:
-                        measure_round(who, name, text, samples, checks, server, speak, speak_port, piper_port,
-                                      fifo, alsa_env, tmp)
+                        measure_round(
+                            who, name, text, samples, checks, server, speak, speak_port, piper_port, fifo, alsa_env, tmp
+                        )
             finally:
                 server.stop()
         for key, target in (("cold", "cold_first_audio"), ("http", "http_first_byte"), ("rss", "peak_rss_mb")):
             results[target] = {n: {w: median(v) for w, v in by.items()} for n, by in samples[key].items()}
         for key, target in (("served", "served_first_audio"), ("cached", "served_cached_first_audio")):
             # The peer is piper-tts' cold CLI of the same rounds.
-            results[target] = {n: {"speak": median(samples[key][n]["speak"]),
-                                   "piper-tts": median(samples["cold"][n]["piper-tts"])} for n in TEXTS}
-        results["served_cli_peak_rss_mb"] = {n: {"via server": median(samples["served_rss"][n]["speak"]),
-                                                 "cold": median(samples["cold_rss"][n]["speak"])} for n in TEXTS}
+            results[target] = {
+                n: {"speak": median(samples[key][n]["speak"]), "piper-tts": median(samples["cold"][n]["piper-tts"])}
+                for n in TEXTS
+            }
+        results["served_cli_peak_rss_mb"] = {
+            n: {
+                "via server": median(samples["served_rss"][n]["speak"]),
+                "cold": median(samples["cold_rss"][n]["speak"]),
+            }
+            for n in TEXTS
+        }
         results["served_samples"] = {k: {n: samples[k][n]["speak"] for n in TEXTS} for k in ("served", "cached")}
         checks["socket_modes"] = sorted(checks["socket_modes"])
         results["handoff_checks"] = checks
@@ -452,8 +533,9 @@ def measure_round(who, name, text, samples, checks, server, speak, speak_port, p
         samples["http"][name][who].append(first)
         samples["rtf"][name][who].append(total / pcm_duration(body))
         out = os.path.join(tmp, "speak.wav")
-        samples["rss"][name][who].append(run_rusage([speak, "-v", "joe", "-o", out, text],
-                                                    env=dict(os.environ, SPEAK_SOCKET=""))[1])
+        samples["rss"][name][who].append(
+            run_rusage([speak, "-v", "joe", "-o", out, text], env=dict(os.environ, SPEAK_SOCKET=""))[1]
+        )
     else:
         samples["cold"][name][who].append(first_byte_of([PIPER, "-m", MODEL, "--output-raw"], stdin=text)[0])
         first, _, _ = http_post(piper_port, "/synthesize", json.dumps({"text": text}))
@@ -506,17 +588,21 @@ class SkipTimings(Exception):
 
 def print_timings(results, rounds):
     print(f"\n### joe: speak against piper-tts (medians of {rounds} rounds)\n")
-    print(f"model load: speak {results['load']['speak']:.2f} s, piper-tts {results['load']['piper-tts']:.2f} s, "
-          f"ratio {results['load']['speak'] / results['load']['piper-tts']:.2f}\n")
+    print(
+        f"model load: speak {results['load']['speak']:.2f} s, piper-tts {results['load']['piper-tts']:.2f} s, "
+        f"ratio {results['load']['speak'] / results['load']['piper-tts']:.2f}\n"
+    )
     print("| text | first audio, CLI cold (s) | first byte, HTTP warm (ms) | real-time factor | peak RSS, CLI (MB) |")
     print("|---|---|---|---|---|")
     for n in TEXTS:
         c, h, r = results["cold_first_audio"][n], results["http_first_byte"][n], results["peak_rss_mb"][n]
         rtf = (results["rtf"]["speak"][n], results["rtf"]["piper-tts"][n])
-        print(f"| {n} | {c['speak']:.2f} / {c['piper-tts']:.2f} ({c['speak'] / c['piper-tts']:.2f}) "
-              f"| {h['speak'] * 1000:.0f} / {h['piper-tts'] * 1000:.0f} ({h['speak'] / h['piper-tts']:.2f}) "
-              f"| {rtf[0]:.3f} / {rtf[1]:.3f} ({rtf[0] / rtf[1]:.2f}) "
-              f"| {r['speak']:.0f} / {r['piper-tts']:.0f} ({r['speak'] / r['piper-tts']:.2f}) |")
+        print(
+            f"| {n} | {c['speak']:.2f} / {c['piper-tts']:.2f} ({c['speak'] / c['piper-tts']:.2f}) "
+            f"| {h['speak'] * 1000:.0f} / {h['piper-tts'] * 1000:.0f} ({h['speak'] / h['piper-tts']:.2f}) "
+            f"| {rtf[0]:.3f} / {rtf[1]:.3f} ({rtf[0] / rtf[1]:.2f}) "
+            f"| {r['speak']:.0f} / {r['piper-tts']:.0f} ({r['speak'] / r['piper-tts']:.2f}) |"
+        )
     print("\n(speak / piper-tts (ratio))\n")
     print_served(results, rounds)
 
@@ -524,29 +610,40 @@ def print_timings(results, rounds):
 def print_served(results, rounds):
     checks = results["handoff_checks"]
     print(f"### joe: first audio, CLI via a running speak serve (local socket), medians of {rounds} rounds\n")
-    print("`speak -v joe TEXT` with SPEAK_SOCKET naming a warm `speak serve` (each round its own server and "
-          "--cache-dir, so the first run of each text is a cache miss), against piper-tts' cold CLI of the "
-          "same rounds; then the same command again, served from the server's reply cache.\n")
-    print("| text | server's reply cache | first audio (ms), speak via server / piper-tts cold CLI (ratio) "
-          "| speak CLI peak RSS (MB) |")
+    print(
+        "`speak -v joe TEXT` with SPEAK_SOCKET naming a warm `speak serve` (each round its own server and "
+        "--cache-dir, so the first run of each text is a cache miss), against piper-tts' cold CLI of the "
+        "same rounds; then the same command again, served from the server's reply cache.\n"
+    )
+    print(
+        "| text | server's reply cache | first audio (ms), speak via server / piper-tts cold CLI (ratio) "
+        "| speak CLI peak RSS (MB) |"
+    )
     print("|---|---|---|---|")
     rss = results["served_cli_peak_rss_mb"]
     for key, label in (("served_first_audio", "miss"), ("served_cached_first_audio", "hit (cached repeat)")):
         for n in TEXTS:
             f = results[key][n]
             rss_cell = f"{rss[n]['via server']:.0f}" if key == "served_first_audio" else "–"
-            print(f"| {n} | {label} | {f['speak'] * 1000:.0f} / {f['piper-tts'] * 1000:.0f} "
-                  f"({f['speak'] / f['piper-tts']:.3f}) | {rss_cell} |")
+            print(
+                f"| {n} | {label} | {f['speak'] * 1000:.0f} / {f['piper-tts'] * 1000:.0f} "
+                f"({f['speak'] / f['piper-tts']:.3f}) | {rss_cell} |"
+            )
     cold_rss = median([rss[n]["cold"] for n in TEXTS])
-    print(f"\nhand-off checks: {checks['misses_stored']}/{checks['misses']} misses stored one new entry in the "
-          f"server's cache; {checks['repeats_untouched']}/{checks['repeats']} repeats left its entries untouched; "
-          f"speak CLI peak RSS via the server {median([rss[n]['via server'] for n in TEXTS]):.0f} MB against "
-          f"{cold_rss:.0f} MB loading the model itself (cold); socket directory, socket modes "
-          f"{', '.join('/'.join(m) for m in checks['socket_modes'])}; warm-up request's first audio "
-          f"{', '.join(f'{w * 1000:.0f}' for w in checks['warm_first_audio'])} ms.")
+    print(
+        f"\nhand-off checks: {checks['misses_stored']}/{checks['misses']} misses stored one new entry in the "
+        f"server's cache; {checks['repeats_untouched']}/{checks['repeats']} repeats left its entries untouched; "
+        f"speak CLI peak RSS via the server {median([rss[n]['via server'] for n in TEXTS]):.0f} MB against "
+        f"{cold_rss:.0f} MB loading the model itself (cold); socket directory, socket modes "
+        f"{', '.join('/'.join(m) for m in checks['socket_modes'])}; warm-up request's first audio "
+        f"{', '.join(f'{w * 1000:.0f}' for w in checks['warm_first_audio'])} ms."
+    )
     before, after = results["load_average_before"], results["load_average_after"]
-    print(f"load average (1, 5, 15 min): {before[0]:.2f} {before[1]:.2f} {before[2]:.2f} at the start, "
-          f"{after[0]:.2f} {after[1]:.2f} {after[2]:.2f} after the timings ({os.cpu_count()} cores)\n", flush=True)
+    print(
+        f"load average (1, 5, 15 min): {before[0]:.2f} {before[1]:.2f} {before[2]:.2f} at the start, "
+        f"{after[0]:.2f} {after[1]:.2f} {after[2]:.2f} after the timings ({os.cpu_count()} cores)\n",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":
