@@ -95,6 +95,7 @@ if Context.environment["SPEAK_FUZZ"] != nil {
         ("fuzz-wav", "WAV", ["SpeakKit"]),
         ("fuzz-voice", "Voice", ["SpeakKit"]),
         ("fuzz-configuration", "Configuration", ["SpeakServer"]),
+        ("fuzz-wyoming", "Wyoming", ["SpeakWyoming"]),
     ]
     package.targets.append(.target(name: "FuzzDriver", path: "Tests/Fuzz/Driver"))
     for harness in harnesses {

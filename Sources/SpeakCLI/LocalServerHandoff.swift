@@ -19,7 +19,10 @@ package struct LocalServerHandoff: Synthesizer {
         _ text: String, options: SpeechOptions, onProgress: ((Double) -> Void)?,
         onChunk: (PCMChunk) throws -> Void
     ) throws {
-        if let socketPath, let reply = try? ServedReply(socketPath: socketPath, text: text, options: options) {
+        // SSML would be read out as text: the OpenAI route has no flag for it.
+        if let socketPath, !options.ssml,
+            let reply = try? ServedReply(socketPath: socketPath, text: text, options: options)
+        {
             var delivered = false
             do {
                 try reply.stream(volume: options.volume) { chunk in
@@ -89,7 +92,10 @@ struct ServedReply {
             }
             guard headers["content-type"]?.hasPrefix("audio/pcm") == true else { throw Refused(reason: "not PCM") }
             chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") == true
-            length = headers["content-length"].flatMap { Int($0) }
+            length = try headers["content-length"].map { text in
+                guard let length = Int(text), length >= 0 else { throw Refused(reason: "bad Content-Length") }
+                return length
+            }
             buffered = Array(received[headEnd!...])
         } catch {
             close(descriptor)
@@ -143,6 +149,14 @@ struct ServedReply {
             close(descriptor)
             throw SystemCallError("connect")
         }
+        // Only a server of this user's hears the text, wherever $SPEAK_SOCKET points.
+        // `struct ucred` (pid, uid, gid), which Glibc's module leaves out without _GNU_SOURCE.
+        var peer: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
+        var size = socklen_t(MemoryLayout.size(ofValue: peer))
+        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0, peer.uid == getuid() else {
+            close(descriptor)
+            throw Refused(reason: "the socket's server is another user's")
+        }
         return descriptor
     }
 
@@ -178,13 +192,15 @@ struct BodyReader {
             if chunked && !inChunk {
                 // A size line: hex digits, optional extensions, CRLF; 0 ends the body.
                 guard let lineEnd = buffered.firstRange(of: Array("\r\n".utf8)) else {
-                    guard let more = try receive() else { return nil }
+                    guard buffered.count < 1024, let more = try receive() else { return nil }
                     buffered += more
                     continue
                 }
                 let line = String(decoding: buffered[..<lineEnd.lowerBound], as: UTF8.self)
                 buffered.removeSubrange(..<lineEnd.upperBound)
-                guard let size = Int(line.split(separator: ";").first ?? "", radix: 16) else { return nil }
+                let digits = line.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? ""
+                // A size the reply could never have (negative, or past 1 GiB) is a broken reply.
+                guard let size = Int(digits, radix: 16), (0...(1 << 30)).contains(size) else { return nil }
                 if size == 0 {
                     complete = true
                     return nil

@@ -13,6 +13,9 @@ final class WyomingSession {
     private var stream: TextStream?
     /// Audio coming in for transcription, between `audio-start` and `audio-stop`.
     private var recording: Recording?
+    /// Set when a recording was refused as too long: its remaining chunks are dropped until its
+    /// `audio-stop`, so they are never taken for a new recording and a partial transcript.
+    private var discarding = false
     /// `transcribe`'s language, for the audio that follows.
     private var language: String?
 
@@ -131,15 +134,19 @@ final class WyomingSession {
         case "transcribe":
             language = event.string("language")
         case "audio-start":
+            discarding = false
             recording = try startRecording(event)
         case "audio-chunk":
+            if discarding { return }
             if recording == nil { recording = try startRecording(event) }
             recording!.append(event.payload)
             guard recording!.samples.count <= service.limits.audioSeconds * Self.transcriptionRate else {
                 recording = nil
+                discarding = true
                 throw Refusal(text: "more than \(service.limits.audioSeconds) s of audio", code: "audio-too-long")
             }
         case "audio-stop":
+            discarding = false
             guard var finished = recording else { return }
             recording = nil
             finished.samples += finished.resampler.finish()

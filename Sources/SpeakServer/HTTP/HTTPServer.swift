@@ -293,9 +293,10 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, length) }
             }
             close(probe)
-            guard answered != 0 else {
+            var existing = stat()
+            guard answered != 0, lstat(path, &existing) == 0, existing.st_mode & S_IFMT == S_IFSOCK else {
                 close(descriptor)
-                throw HTTPServerError("\(path) is in use by another server")
+                throw HTTPServerError("\(path) is in use by another server, or is not a socket")
             }
             unlink(path)
             _ = bind()

@@ -1,0 +1,3 @@
+import FuzzDriver
+
+runFuzzer { fuzzWyoming($0, $1) }
