@@ -70,9 +70,12 @@ public final class SpeechService: Sendable {
         Route(method: "POST", path: "/speak", freeWhenCached: true) {
             try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client)
         },
+        // The cacheable, retryable route: answered whole (a URL-sized text), so a proxy can retry it
+        // on another instance until its first byte. The POST routes stream.
         Route(method: "GET", path: "/speak", freeWhenCached: true) {
             try $0.speak(
-                SpeechOrder(query: $1.query, service: $0), ifNoneMatch: $1.header("If-None-Match"), client: $1.client)
+                SpeechOrder(query: $1.query, service: $0), ifNoneMatch: $1.header("If-None-Match"), client: $1.client,
+                whole: true)
         },
         Route(method: "POST", path: "/v1/audio/speech", freeWhenCached: true) {
             try $0.speak(SpeechOrder(openAI: $1.body, service: $0), client: $1.client)
@@ -169,7 +172,9 @@ public final class SpeechService: Sendable {
     // MARK: - Replies
 
     /// A cached reply (or a 304) is free; a new one is charged to `client`'s rate limit.
-    func speak(_ order: SpeechOrder, ifNoneMatch: String? = nil, client: String?) throws -> HTTPResponse {
+    func speak(_ order: SpeechOrder, ifNoneMatch: String? = nil, client: String?, whole: Bool = false) throws
+        -> HTTPResponse
+    {
         if order.streamFormat == .sse { return try speakEvents(order, client: client) }
         let request = order.request
         let key = engine.cacheKey(for: request)
@@ -191,7 +196,7 @@ public final class SpeechService: Sendable {
         headers.append(("X-Speak-Cache", "miss"))
         let synthesizer = try engine.synthesizer(for: order.voice)
         if let source = synthesizer.source(of: order.voice) { headers.append(("X-Speak-Upstream", source)) }
-        guard synthesizer.features.contains(.streaming) else {
+        guard synthesizer.features.contains(.streaming), !whole else {
             // A remote engine answers whole: wait for it, so a fallback voice can say so in the headers.
             return HTTPResponse(
                 body: .deferred { [self, headers] in

@@ -99,7 +99,7 @@ struct ScaleOutTests {
         }
     }
 
-    @Test("kill -9 of one instance under a load of cached and uncached GETs: only replies it was sending are cut")
+    @Test("kill -9 of one instance under a load of cached and uncached GETs: no request fails")
     func killedInstance() throws {
         let cluster = try Cluster(rateLimit: .unlimited)
         let load = try Load(cluster: cluster, token: cluster.alice)
@@ -107,21 +107,12 @@ struct ScaleOutTests {
         cluster.instances[1].kill()
         try load.waitForReplies(atLeast: load.replies + 60)
         let outcome = try load.finish()
-        // A request not yet answered is retried on another instance. A reply already streaming
-        // cannot be (its status and first bytes have reached the client): it ends without its last
-        // chunk, which the client sees as an incomplete reply, never as a whole one.
-        let cut = outcome.failures.filter { $0.hasPrefix("IncompleteRead") }
+        // GET /speak is answered whole: a request the dead instance had not answered yet, whatever
+        // it had synthesised, is retried on another one.
         #expect(
-            cut.count == outcome.failures.count,
-            "failures other than cut replies: \(outcome.failures.prefix(5)); nginx: \(cluster.nginxLog.suffix(4000))")
-        #expect(cut.count <= Load.threads, "more replies cut than were in flight: \(cut)")
+            outcome.failures.isEmpty,
+            "\(outcome.failures.count) failed: \(outcome.failures.prefix(5)); nginx: \(cluster.nginxLog.suffix(4000))")
         #expect(outcome.uncached > 30 && outcome.cached > 30)
-        // nginx kept no cut reply: asked again, each is whole.
-        for path in outcome.failedPaths {
-            let again = try cluster.get(path, token: cluster.alice)
-            #expect(again.status == 200 && again.headers["x-cache-status"] == "MISS")
-            #expect(try PCMBuffer(audio: again.body).duration > 0.5)
-        }
     }
 
     @Test("a rolling restart under load (SIGTERM, start again, wait for /ready, next): no request fails")

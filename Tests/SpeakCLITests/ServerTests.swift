@@ -60,6 +60,9 @@ final class ServerTests {
         let first = try server.authorized([url])
         #expect(first.status == 200)
         #expect(first.headers["x-speak-cache"] == "miss")
+        // Answered whole, so a proxy in front can retry it elsewhere until its first byte.
+        #expect(first.headers["content-length"] == String(first.body.count))
+        #expect(first.headers["transfer-encoding"] == nil)
         let etag = try #require(first.headers["etag"])
         #expect(first.headers["cache-control"]?.contains("max-age") == true)
         let second = try server.authorized([url])
