@@ -171,15 +171,15 @@ struct ServedReply {
 }
 
 /// An HTTP body as it arrives: chunked transfer encoding undone, or so many bytes, or to the end.
-struct BodyReader {
+package struct BodyReader {
     var buffered: [UInt8]
     let chunked: Bool
     /// Bytes of the body (or, when chunked, of the current chunk) still to come.
     var remaining: Int?
-    private(set) var complete = false
+    package private(set) var complete = false
     private var inChunk = false
 
-    init(buffered: [UInt8], chunked: Bool, remaining: Int?) {
+    package init(buffered: [UInt8], chunked: Bool, remaining: Int?) {
         self.buffered = buffered
         self.chunked = chunked
         self.remaining = chunked ? nil : remaining
@@ -187,7 +187,7 @@ struct BodyReader {
     }
 
     /// The next piece of the body, reading more with `receive` as needed; `nil` once it is over.
-    mutating func next(from receive: () throws -> [UInt8]?) throws -> [UInt8]? {
+    package mutating func next(from receive: () throws -> [UInt8]?) throws -> [UInt8]? {
         while !complete {
             if chunked && !inChunk {
                 // A size line: hex digits, optional extensions, CRLF; 0 ends the body.
