@@ -151,6 +151,20 @@ enum ServeCommand {
             directory: URL(fileURLWithPath: configuration.cacheDirectory ?? ReplyCache.defaultDirectory.path),
             maximumBytes: configuration.cacheBytes)
         let tokens = try configuration.tokensFile.map { try TokenStore(file: URL(fileURLWithPath: $0)) }
+        // Before anything listens or says it does: a SIGTERM sent as soon as the server is up must
+        // find its handler (ignored in between, it was lost and the server ran on).
+        let stopped = DispatchSemaphore(value: 0)
+        let signals = SignalHandlers()
+        signals.on(SIGHUP) {
+            do {
+                try tokens?.reload()
+                FileHandle.standardError.write(Data("speak serve: tokens reloaded\n".utf8))
+            } catch {
+                FileHandle.standardError.write(
+                    Data("speak serve: tokens not reloaded, keeping the old ones: \(error)\n".utf8))
+            }
+        }
+        for stop in [SIGTERM, SIGINT] { signals.on(stop) { stopped.signal() } }
         let workers = try WorkerPool(
             executable: Handover.lightExecutable() ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
             size: configuration.effectiveWorkers)
@@ -216,18 +230,6 @@ enum ServeCommand {
             }
         }
 
-        let stopped = DispatchSemaphore(value: 0)
-        let signals = SignalHandlers()
-        signals.on(SIGHUP) {
-            do {
-                try tokens?.reload()
-                FileHandle.standardError.write(Data("speak serve: tokens reloaded\n".utf8))
-            } catch {
-                FileHandle.standardError.write(
-                    Data("speak serve: tokens not reloaded, keeping the old ones: \(error)\n".utf8))
-            }
-        }
-        for stop in [SIGTERM, SIGINT] { signals.on(stop) { stopped.signal() } }
         stopped.wait()
         advertisement?.withdraw()
         wyomingServer?.shutdown()
