@@ -8,8 +8,12 @@ import Testing
 private func events(from bytes: [UInt8], limits: WyomingLimits = WyomingLimits()) -> [Result<
     WyomingEvent, WyomingReadError
 >] {
+    // Close-on-exec from the start: a worker process another suite spawns meanwhile would hold
+    // a copy of the write end, and the reader would wait for its end-of-file for ever (seen: a
+    // hang under ASan).
+    // (A socket pair, as a client's connection is; Swift's Glibc module has no pipe2.)
     var descriptors: [Int32] = [0, 0]
-    precondition(pipe(&descriptors) == 0)
+    precondition(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors) == 0)
     let writer = descriptors[1]
     let thread = Thread {
         bytes.withUnsafeBytes { buffer in
