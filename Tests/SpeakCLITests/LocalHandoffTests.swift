@@ -39,11 +39,13 @@ struct LocalHandoffTests {
             environment: ["SPEAK_SOCKET": directory.appendingPathComponent("none.sock").path])
         #expect(local.status == 0, "\(local.stderr)")
         #expect(try Self.sampleRate(alone) == 22_050)
-        // The same speech either way: lengths within a tenth of a second.
+        // The same speech either way. Piper's durations are sampled (noise_w), so two syntheses of
+        // one text differ a little: within a fifth.
         let seconds = { (path: String, rate: Double) in
             Double((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0) - 44) / 2 / rate
         }
-        #expect(abs(try seconds(served, 24_000) - seconds(alone, 22_050)) < 0.1)
+        let (viaServer, here) = (try seconds(served, 24_000), try seconds(alone, 22_050))
+        #expect(here > 1 && abs(viaServer - here) < here / 5, "\(viaServer) s against \(here) s")
 
         // The port still wants the token; the socket, only its owner can open, does not.
         #expect(try curl(["\(server.url)/voices"]).status == 401)
