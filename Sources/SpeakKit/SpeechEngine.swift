@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The one thing every front end calls: the command line, `speak serve`'s HTTP routes, its worker
 /// processes. It resolves voices, picks each voice's engine, serves and fills the reply cache,
@@ -10,7 +9,7 @@ public final class SpeechEngine: Sendable {
     public let synthesizers: SynthesizerRegistry
     public let cache: ReplyCache?
     /// Set once the cache has failed, so the fault is logged once and shows on `/ready`.
-    private let cacheFault = Mutex<String?>(nil)
+    private let cacheFault = Locked<String?>(nil)
 
     public init(catalog: VoiceCatalog, synthesizers: SynthesizerRegistry, cache: ReplyCache? = nil) {
         self.catalog = catalog

@@ -1,6 +1,5 @@
 import Foundation
 import SpeakKit
-import Synchronization
 
 /// A Piper voice's settings in its voice file:
 ///
@@ -38,7 +37,7 @@ public final class PiperSynthesizer: Synthesizer {
     public let modelDirectories: [URL]
     /// Where a model dropped into a models directory unprepared is prepared on first use.
     public let preparedDirectory: URL
-    private let models = Mutex<[String: ModelSlot]>([:])
+    private let models = Locked<[String: ModelSlot]>([:])
 
     public var features: SynthesisFeatures { [.rate, .volume, .streaming] }
 
@@ -256,7 +255,7 @@ public final class PiperSynthesizer: Synthesizer {
 
 /// Where one model file's loaded model lives once loaded; its lock is held while it loads.
 private final class ModelSlot: Sendable {
-    let model = Mutex<PiperModel?>(nil)
+    let model = Locked<PiperModel?>(nil)
 }
 
 /// A bounded hand-over from the synthesising thread to the caller's.

@@ -1,4 +1,5 @@
 import Foundation
+import SpeakKit
 import Synchronization
 
 /// Where a Wyoming server listens: `tcp://HOST:PORT`, as wyoming-piper's `--uri` takes it.
@@ -45,7 +46,7 @@ public final class WyomingServer: Sendable {
     public let address: WyomingAddress
     private let listener: Int32
     private let service: WyomingService
-    private let open = Mutex<Set<Int32>>([])
+    private let open = Locked<Set<Int32>>([])
     private let stopping = Atomic<Bool>(false)
     private let acceptorDone = DispatchSemaphore(value: 0)
 

@@ -1,6 +1,5 @@
 import Foundation
 import SpeakKit
-import Synchronization
 
 /// What a Wyoming server offers, on the one `SpeechEngine`: its voices, its transcriber, limits.
 public struct WyomingService: Sendable {
@@ -113,7 +112,7 @@ public struct WyomingService: Sendable {
 /// The last `info`, made again once it is older than `lifetime` seconds.
 private final class InfoCache: Sendable {
     private let lifetime: TimeInterval = 10
-    private let stored = Mutex<(made: TimeInterval, event: WyomingEvent)?>(nil)
+    private let stored = Locked<(made: TimeInterval, event: WyomingEvent)?>(nil)
 
     func value(_ make: () -> WyomingEvent) -> WyomingEvent {
         let now = ProcessInfo.processInfo.systemUptime

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SpeakKit
 
 /// `_wyoming._tcp` announced over mDNS through the Avahi daemon, as Home Assistant discovers
 /// wyoming-piper: a child `avahi-publish-service` (Debian's avahi-utils) holds the record for as
@@ -32,7 +32,7 @@ public final class ZeroconfAdvertisement: Sendable {
         process.standardInput = FileHandle.nullDevice
         do { try process.run() } catch { throw WyomingServerError("--zeroconf: cannot start \(tool.path): \(error)") }
         // It says "Established under name 'NAME'" once the record is up, or why not, and exits.
-        let said = Mutex<(text: String, name: String?)>(("", nil))
+        let said = Locked<(text: String, name: String?)>(("", nil))
         let settled = DispatchSemaphore(value: 0)
         let reader = errors.fileHandleForReading
         Thread.detachNewThread {

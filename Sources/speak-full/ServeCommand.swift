@@ -6,7 +6,6 @@ import SpeakPocketSphinx
 import SpeakServer
 import SpeakUpstream
 import SpeakWyoming
-import Synchronization
 
 /// `speak serve`: the HTTP voice reply service.
 enum ServeCommand {
@@ -242,7 +241,7 @@ enum ServeCommand {
 
 /// Signals delivered on a queue instead of in a handler, so any code may run in response.
 final class SignalHandlers: Sendable {
-    private let sources = Mutex<[any DispatchSourceSignal]>([])
+    private let sources = Locked<[any DispatchSourceSignal]>([])
     private let queue = DispatchQueue(label: "speak.signals")
 
     func on(_ number: Int32, _ handler: @escaping @Sendable () -> Void) {

@@ -4,7 +4,6 @@ import SpeakKit
 import SpeakMedia
 import SpeakPocketSphinx
 import SpeakUpstream
-import Synchronization
 
 /// `speak transcribe FILE… [--expect "yes|no"] [--json]`: audio files to text.
 enum TranscribeCommand {
@@ -179,7 +178,7 @@ enum TranscribeCommand {
 final class ProgressBar: Sendable {
     let label: String
     private let inPlace = isatty(STDERR_FILENO) != 0
-    private let shown = Mutex(-1)
+    private let shown = Locked(-1)
     private static let width = 30
 
     init(label: String) { self.label = label }

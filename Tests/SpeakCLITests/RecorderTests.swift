@@ -1,6 +1,5 @@
 import Foundation
 import SpeakKit
-import Synchronization
 import Testing
 
 /// The recorder capturing, through ALSA's `default` and a real PulseAudio daemon, what the test
@@ -125,7 +124,7 @@ final class RecorderTests {
 
     @Test("the level rises above 0.05 while speaking and is about 0 in silence")
     func level() throws {
-        let statuses = Mutex<[Recorder.Status]>([])
+        let statuses = Locked<[Recorder.Status]>([])
         let recorder = recorder { status in statuses.withLock { $0.append(status) } }
         let recording = Background { try recorder.record() }
         try waitUntilRecording(recorder, seconds: 0.5)
@@ -148,7 +147,7 @@ final class RecorderTests {
 
     @Test("states go recording (duration rising) → transcribing → idle, or to error")
     func states() throws {
-        let states = Mutex<[Recorder.State]>([])
+        let states = Locked<[Recorder.State]>([])
         let recorder = recorder(.init(maxDuration: 0.5)) { status in states.withLock { $0.append(status.state) } }
         #expect(recorder.state == .idle)
         let text = try recorder.record { recording in
@@ -226,7 +225,7 @@ final class RecorderTests {
 
 /// Runs `body` on its own thread; `value()` waits for its result.
 final class Background<Value: Sendable>: @unchecked Sendable {
-    private let result = Mutex<Result<Value, any Error>?>(nil)
+    private let result = Locked<Result<Value, any Error>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
     init(_ body: @escaping @Sendable () throws -> Value) {

@@ -195,8 +195,8 @@ struct ScaleOutTests {
             // A long text takes the workers a while, so the three writes overlap.
             let words = (0..<120).map { "word\(($0 * 7 + round * 13) % 97)" }.joined(separator: " ")
             let body = try JSONSerialization.data(withJSONObject: ["text": "Round \(round). " + words])
-            let replies = Mutex<[Int: HTTPReply]>([:])
-            let failures = Mutex<[String]>([])
+            let replies = Locked<[Int: HTTPReply]>([:])
+            let failures = Locked<[String]>([])
             let urls = cluster.instances.map(\.url)
             let token = cluster.alice
             DispatchQueue.concurrentPerform(iterations: urls.count) { index in
@@ -536,7 +536,7 @@ final class CacheWatcher: Sendable {
     }
 
     let directory: URL
-    private let seen = Mutex(Seen())
+    private let seen = Locked(Seen())
     private let stopped = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import SpeakKit
@@ -110,7 +109,7 @@ struct PocketSphinxTests {
         let second = try PocketSphinxTranscriber()
         let answers = ["yes", "no", "cancel", "yes", "no", "cancel"]
         let audio = try answers.map { try Self.speech($0) }
-        let heard = Mutex([String](repeating: "", count: answers.count))
+        let heard = Locked([String](repeating: "", count: answers.count))
         DispatchQueue.concurrentPerform(iterations: answers.count) { index in
             let instance = index % 2 == 0 ? transcriber : second
             let text =

@@ -1,7 +1,6 @@
 import Foundation
 import SpeakKit
 import SpeakPocketSphinx
-import Synchronization
 import Testing
 
 @testable import SpeakPiper
@@ -94,7 +93,7 @@ struct SynthesisTests {
     @Test("callers at once share one loaded model and each get their whole reply")
     func concurrent() throws {
         let first = try Joe.synthesizer.model(for: Joe.voice)
-        let lengths = Mutex<[Int]>([])
+        let lengths = Locked<[Int]>([])
         DispatchQueue.concurrentPerform(iterations: 3) { _ in
             let pcm = try? Joe.pcm(Self.sentence)
             lengths.withLock { $0.append(pcm?.samples.count ?? 0) }

@@ -56,7 +56,7 @@ public final class Recorder: Sendable {
 
     public let options: Options
     private let onChange: @Sendable (Status) -> Void
-    private let current = Mutex(Status(state: .idle, level: 0, duration: 0))
+    private let current = Locked(Status(state: .idle, level: 0, duration: 0))
     /// 0: keep going, 1: stop, 2: cancel. Cleared when `record()` returns.
     private let request = Atomic<Int>(0)
     private let busy = Atomic<Bool>(false)

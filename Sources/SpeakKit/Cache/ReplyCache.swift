@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The address of one cached reply: SHA-256 over every field that changes the bytes. Each field is
 /// length-prefixed before hashing, so ("a", "bc") and ("ab", "c") cannot meet at the same key.
@@ -33,7 +32,7 @@ public struct ReplyKey: Hashable, Sendable {
         var rate, pitch: Int
         var format, text: String
     }
-    private static let recent = Mutex<[Fields: String]>([:])
+    private static let recent = Locked<[Fields: String]>([:])
     private static let recentLimit = 4096
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The audio formats a reply can be streamed in, as OpenAI's `response_format` names them.
 public enum ReplyFormat: String, Codable, Sendable, CaseIterable {
@@ -45,7 +44,7 @@ public final class ReplyEncoder {
     public typealias Maker = @Sendable (_ inputRate: Int) throws -> any StreamingAudioEncoder
 
     static let builtIn: Set<ReplyFormat> = [.mp3, .wav, .pcm]
-    private static let plugins = Mutex<[ReplyFormat: Maker]>([:])
+    private static let plugins = Locked<[ReplyFormat: Maker]>([:])
 
     /// Registers the encoder for a format SpeakKit does not encode itself; the later registration wins.
     public static func register(_ format: ReplyFormat, _ maker: @escaping Maker) {

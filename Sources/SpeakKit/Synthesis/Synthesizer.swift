@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A piece of synthesised speech: mono 16-bit PCM at its sample rate.
 public struct PCMChunk {
@@ -65,7 +64,7 @@ extension Synthesizer {
 /// (loading espeak-ng's data or a neural model is not free) and then shared.
 public final class SynthesizerRegistry: Sendable {
     private let makers: [String: @Sendable () throws -> any Synthesizer]
-    private let made = Mutex<[String: any Synthesizer]>([:])
+    private let made = Locked<[String: any Synthesizer]>([:])
 
     public init(_ makers: [String: @Sendable () throws -> any Synthesizer]) {
         self.makers = makers

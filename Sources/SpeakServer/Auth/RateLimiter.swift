@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SpeakKit
 
 /// A token bucket per key (a client's token name): `burst` requests at once, refilled at
 /// `requestsPerMinute`. The buckets are spread over several locks by key, so clients do not wait
@@ -14,7 +14,7 @@ public final class RateLimiter: Sendable {
     /// Tokens added per second.
     private let refillRate: Double
     private final class Stripe: Sendable {
-        let buckets = Mutex<[String: Bucket]>([:])
+        let buckets = Locked<[String: Bucket]>([:])
     }
     private let stripes: [Stripe]
 

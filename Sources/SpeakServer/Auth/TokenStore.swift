@@ -1,6 +1,5 @@
 import Foundation
 import SpeakKit
-import Synchronization
 
 /// A tokens file that cannot be used; the line number is 1-based.
 public struct TokenFileError: Error, CustomStringConvertible, Sendable {
@@ -33,7 +32,7 @@ public final class TokenStore: Sendable {
     }
 
     public let file: URL
-    private let state = Mutex(State())
+    private let state = Locked(State())
     static let rememberedLimit = 1024
 
     public init(file: URL) throws {

@@ -164,7 +164,7 @@ final class Listener: @unchecked Sendable {
         }
     }
 
-    private let state = Mutex<Recording>(Recording(samples: [], arrivals: []))
+    private let state = Locked<Recording>(Recording(samples: [], arrivals: []))
     /// Signalled after every read, for ``waitForArrivals(after:timeout:)``.
     private let arrived = NSCondition()
     private let descriptor: Int32

@@ -146,7 +146,7 @@ final class Microphone {
 
 /// Writes queued samples, else silence, into the pipe source's FIFO at the sample rate.
 final class Feeder: @unchecked Sendable {
-    private let queue = Mutex<[Int16]>([])
+    private let queue = Locked<[Int16]>([])
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let descriptor: Int32
