@@ -28,7 +28,8 @@ struct SpeechOrder {
                 400, "'\(textParameter)' contains a NUL character", param: textParameter, code: "invalid_text")
         }
         let limit = service.configuration.maximumTextCharacters
-        guard text.count <= limit else {
+        // A text of no more bytes than the limit has no more characters: no need to count them.
+        guard text.utf8.count <= limit || text.count <= limit else {
             throw HTTPError(
                 400, "'\(textParameter)' is \(text.count) characters; the limit is \(limit)", param: textParameter,
                 code: "text_too_long")

@@ -190,7 +190,8 @@ public final class SpeechService: Sendable {
             return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
         }
         if let cached = engine.cache?.data(for: key) {
-            return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(cached))
+            headers.append(("X-Speak-Cache", "hit"))
+            return HTTPResponse(headers: headers, body: .data(cached))
         }
         try admit(client)
         headers.append(("X-Speak-Cache", "miss"))

@@ -43,9 +43,7 @@ enum WyomingFrontEnd {
                 return nil
             }
             settings["speaker"] = .number(Double(id))
-            var spoken = voice
-            spoken.settings = .object(settings)
-            return spoken
+            return voice.with(settings: .object(settings))
         })
 
     private static func speakerIDs(of voice: Voice) -> [String: Int] {

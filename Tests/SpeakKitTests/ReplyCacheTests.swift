@@ -84,8 +84,9 @@ struct ReplyCacheTests {
         #expect(plain == ReplyKey(speaking: text, options: SpeechOptions(voice: voice), format: "mp3"))
         #expect(plain != ReplyKey(speaking: text, options: SpeechOptions(voice: voice, ssml: true), format: "mp3"))
         #expect(plain != ReplyKey(speaking: text, options: SpeechOptions(voice: voice, volume: 150), format: "mp3"))
-        var elsewhere = voice
-        elsewhere.engine = "upstream"
+        let elsewhere = Voice(
+            name: voice.name, language: voice.language, engine: "upstream", rate: voice.rate, pitch: voice.pitch,
+            settings: voice.settings)
         #expect(plain != ReplyKey(speaking: text, options: SpeechOptions(voice: elsewhere), format: "mp3"))
     }
 

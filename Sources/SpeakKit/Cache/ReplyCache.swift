@@ -104,20 +104,20 @@ public final class ReplyCache: @unchecked Sendable {
 
     /// The stored bytes, or nil; a hit becomes the most recently used entry for every process.
     public func data(for key: ReplyKey) -> Data? {
-        let path = path(for: key)
         let now = Self.now()
         let (held, touch): (Data?, Bool) = lock.withLock {
-            guard var entry = hot[key.digest] else { return (nil, false) }
-            entry.lastUsed = now
-            let touch = now - entry.lastTouched > Self.touchInterval
-            if touch { entry.lastTouched = now }
-            hot[key.digest] = entry
-            return (entry.data, touch)
+            // Updated in place: one hash of the digest per hit.
+            guard let index = hot.index(forKey: key.digest) else { return (nil, false) }
+            hot.values[index].lastUsed = now
+            let touch = now - hot.values[index].lastTouched > Self.touchInterval
+            if touch { hot.values[index].lastTouched = now }
+            return (hot.values[index].data, touch)
         }
         if let held {
-            if touch { Self.touch(path) }
+            if touch { Self.touch(path(for: key)) }
             return held
         }
+        let path = path(for: key)
         // An open file reads whole even if another process evicts or replaces it meanwhile.
         guard let file = FileManager.default.contents(atPath: path) else { return nil }
         guard let data = Self.verifiedBody(of: file) else {

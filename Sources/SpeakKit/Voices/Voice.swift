@@ -8,18 +8,18 @@
 /// engine needs no change here. Files from before engines (`espeakVoice`, `variant`,
 /// `transliteration` at the top) still load, as espeak-ng voices.
 public struct Voice: Codable, Sendable, Equatable {
-    public var name: String
+    public let name: String
     /// BCP 47 language tag of the language the voice speaks, e.g. `ha` or `en-GB`.
-    public var language: String
+    public let language: String
     /// The engine that speaks it: `espeak` (the default), `upstream`, `piper`…
-    public var engine: String
+    public let engine: String
     /// Words per minute at normal speed.
-    public var rate: Int
+    public let rate: Int
     /// 0...100.
-    public var pitch: Int
-    public var description: String
+    public let pitch: Int
+    public let description: String
     /// The object under the engine's name in the voice file.
-    public var settings: JSONValue
+    public let settings: JSONValue
 
     public static let defaultEngine = "espeak"
 
@@ -34,6 +34,15 @@ public struct Voice: Codable, Sendable, Equatable {
         self.pitch = pitch
         self.description = description
         self.settings = settings
+        identity = Self.identity(
+            name: name, language: language, engine: engine, rate: rate, pitch: pitch, settings: settings)
+    }
+
+    /// The same voice with other engine settings (a Piper voice's other speaker).
+    public func with(settings: JSONValue) -> Voice {
+        Voice(
+            name: name, language: language, engine: engine, rate: rate, pitch: pitch, description: description,
+            settings: settings)
     }
 
     /// This engine's settings as its own type.
@@ -44,8 +53,13 @@ public struct Voice: Codable, Sendable, Equatable {
     }
 
     /// Everything about the voice that changes its sound, in a fixed order: part of reply cache keys.
-    /// Built by hand, not by JSONEncoder: the server computes it for every request, cache hits included.
-    public var identity: String {
+    /// Made once, when the voice is: every request needs it, cache hits included (building it per
+    /// request was a twentieth of a cached reply's CPU).
+    public let identity: String
+
+    private static func identity(
+        name: String, language: String, engine: String, rate: Int, pitch: Int, settings: JSONValue
+    ) -> String {
         [name, language, engine, String(rate), String(pitch), settings.canonical].joined(separator: "\u{1F}")
     }
 
@@ -90,6 +104,8 @@ public struct Voice: Codable, Sendable, Equatable {
         } else {
             settings = .object([:])
         }
+        identity = Self.identity(
+            name: name, language: language, engine: engine, rate: rate, pitch: pitch, settings: settings)
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -72,7 +72,8 @@ public struct VoiceCatalog: Sendable {
 
     /// The voice named `name` (case-insensitive), or an error naming the closest voices.
     public func voice(named name: String) throws(VoiceError) -> Voice {
-        if let voice = byLowercasedName[name.lowercased()] { return voice }
+        // Names are usually asked for as they are written (lowercase): no lowercasing then.
+        if let voice = byLowercasedName[name] ?? byLowercasedName[name.lowercased()] { return voice }
         throw .unknown(name, suggestions: closestMatches(to: name, among: voices.map(\.name), limit: 3))
     }
 

@@ -71,8 +71,8 @@ public final class TokenStore: Sendable {
     /// tell which token, or how much of one, matched.
     public func authenticate(_ authorizationHeader: String?) -> String? {
         guard let token = Self.bearerToken(authorizationHeader) else { return nil }
-        let (known, entries, generation) = state.withLock { ($0.remembered[token], $0.entries, $0.generation) }
-        if let known { return known }
+        if let known = state.withLock({ $0.remembered[token] }) { return known }
+        let (entries, generation) = state.withLock { ($0.entries, $0.generation) }
         let digest = SHA256.digest(token.utf8)
         var name: String?
         for entry in entries where Self.constantTimeEqual(entry.digest, digest) {

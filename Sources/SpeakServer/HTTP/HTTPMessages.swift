@@ -31,7 +31,22 @@ public struct HTTPRequest: Sendable {
         self.body = body
     }
 
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    public func header(_ name: String) -> String? { headers[asciiLowercased(name)] }
+}
+
+/// `text` with A–Z lowercased and every other byte as it is: header names are ASCII tokens, and
+/// this runs for every header of every request, where `lowercased()`'s Unicode tables cost.
+func asciiLowercased(_ text: String) -> String {
+    var text = text
+    return text.withUTF8 { asciiLowercased($0) }
+}
+
+func asciiLowercased(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    guard bytes.contains(where: { $0 &- 0x41 < 26 }) else { return String(decoding: bytes, as: UTF8.self) }
+    return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+        for (index, byte) in bytes.enumerated() { buffer[index] = byte &- 0x41 < 26 ? byte | 0x20 : byte }
+        return bytes.count
+    }
 }
 
 /// What a route answers.

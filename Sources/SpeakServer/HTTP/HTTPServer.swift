@@ -819,29 +819,34 @@ private func releaseStream(_ context: UnsafeMutableRawPointer?) {
 /// A connection's headers or query arguments. A header sent more than once is joined with ", ",
 /// as RFC 9110 combines repeated fields, so conflicting framing headers can be seen.
 private func values(of connection: OpaquePointer, kind: MHD_ValueKind, lowercased: Bool) -> [String: String] {
-    final class Collected {
-        var values: [String: String] = [:]
-        var lowercased = false
-        var joins = false
+    struct Collected {
+        // Room for a usual request's headers: growing a dictionary rehashes it.
+        var values = [String: String](minimumCapacity: 12)
+        var lowercased: Bool
+        var joins: Bool
     }
-    let collected = Collected()
-    collected.lowercased = lowercased
-    collected.joins = kind == MHD_ValueKind.HEADER_KIND
+    var collected = Collected(lowercased: lowercased, joins: kind == MHD_ValueKind.HEADER_KIND)
     // The _n variant gives the lengths: a value with a NUL (`?text=a%00b`) arrives whole, to be refused.
-    MHD_get_connection_values_n(
-        connection, kind,
-        { context, _, key, _, value, valueSize in
-            guard let context, let key else { return MHD_Result.YES }
-            let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
-            let name = collected.lowercased ? String(cString: key).lowercased() : String(cString: key)
-            let text =
-                value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
-            if collected.joins, let earlier = collected.values[name] {
-                collected.values[name] = earlier + ", " + text
-            } else {
-                collected.values[name] = text
-            }
-            return MHD_Result.YES
-        }, Unmanaged.passUnretained(collected).toOpaque())
+    withUnsafeMutablePointer(to: &collected) { context in
+        _ = MHD_get_connection_values_n(
+            connection, kind,
+            { context, _, key, keySize, value, valueSize in
+                guard let context, let key else { return MHD_Result.YES }
+                let collected = context.assumingMemoryBound(to: Collected.self)
+                let name =
+                    collected.pointee.lowercased
+                    ? asciiLowercased(
+                        UnsafeBufferPointer(
+                            start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: keySize))
+                    : String(cString: key)
+                let text =
+                    value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
+                    ?? ""
+                if let earlier = collected.pointee.values.updateValue(text, forKey: name), collected.pointee.joins {
+                    collected.pointee.values[name] = earlier + ", " + text
+                }
+                return MHD_Result.YES
+            }, context)
+    }
     return collected.values
 }
