@@ -65,8 +65,6 @@ public struct Voice: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case name, language, engine, rate, pitch, description
-        // Before engines: espeak-ng's settings at the top level.
-        case espeakVoice, variant, transliteration
     }
 
     private struct EngineKey: CodingKey {
@@ -77,35 +75,45 @@ public struct Voice: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let engines = try decoder.container(keyedBy: EngineKey.self)
-        name = try container.decode(String.self, forKey: .name)
-        language = try container.decode(String.self, forKey: .language)
-        let upstreamKey = EngineKey(stringValue: "upstream")
-        engine =
-            try container.decodeIfPresent(String.self, forKey: .engine)
-            ?? (engines.contains(upstreamKey) ? "upstream" : Self.defaultEngine)
-        rate = try container.decodeIfPresent(Int.self, forKey: .rate) ?? 175
-        pitch = try container.decodeIfPresent(Int.self, forKey: .pitch) ?? 50
-        description = try container.decodeIfPresent(String.self, forKey: .description) ?? ""
-        if let settings = try engines.decodeIfPresent(JSONValue.self, forKey: EngineKey(stringValue: engine)) {
-            self.settings = settings
-        } else if engine == Self.defaultEngine,
-            let voice = try container.decodeIfPresent(String.self, forKey: .espeakVoice)
-        {
+        try self.init(json: JSONValue(from: decoder))
+    }
+
+    /// A voice file's contents. Files from before engines (`espeakVoice`, `variant`,
+    /// `transliteration` at the top) load as espeak-ng voices; a file with an `upstream` object
+    /// and no `engine` is an upstream voice.
+    public init(json: JSONValue) throws(VoiceFormatError) {
+        guard case .object(let fields) = json else { throw VoiceFormatError("a voice file must hold a JSON object") }
+        func string(_ key: String) throws(VoiceFormatError) -> String? {
+            switch fields[key] {
+            case nil, .null: return nil
+            case .string(let value): return value
+            default: throw VoiceFormatError("'\(key)' must be a string")
+            }
+        }
+        func integer(_ key: String) throws(VoiceFormatError) -> Int? {
+            switch fields[key] {
+            case nil, .null: return nil
+            case .number(let value) where value == value.rounded() && abs(value) < 1e15: return Int(value)
+            default: throw VoiceFormatError("'\(key)' must be a whole number")
+            }
+        }
+        guard let name = try string("name") else { throw VoiceFormatError("'name' is required") }
+        guard let language = try string("language") else { throw VoiceFormatError("'language' is required") }
+        let engine = try string("engine") ?? (fields["upstream"] != nil ? "upstream" : Self.defaultEngine)
+        let settings: JSONValue
+        if let own = fields[engine], own != .null {
+            settings = own
+        } else if engine == Self.defaultEngine, let voice = try string("espeakVoice") {
             var legacy: [String: JSONValue] = ["voice": .string(voice)]
-            if let variant = try container.decodeIfPresent(String.self, forKey: .variant) {
-                legacy["variant"] = .string(variant)
-            }
-            if let letters = try container.decodeIfPresent(JSONValue.self, forKey: .transliteration) {
-                legacy["transliteration"] = letters
-            }
+            if let variant = try string("variant") { legacy["variant"] = .string(variant) }
+            if let letters = fields["transliteration"], letters != .null { legacy["transliteration"] = letters }
             settings = .object(legacy)
         } else {
             settings = .object([:])
         }
-        identity = Self.identity(
-            name: name, language: language, engine: engine, rate: rate, pitch: pitch, settings: settings)
+        self.init(
+            name: name, language: language, engine: engine, rate: try integer("rate") ?? 175,
+            pitch: try integer("pitch") ?? 50, description: try string("description") ?? "", settings: settings)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -119,4 +127,10 @@ public struct Voice: Codable, Sendable, Equatable {
         var engines = encoder.container(keyedBy: EngineKey.self)
         try engines.encode(settings, forKey: EngineKey(stringValue: engine))
     }
+}
+
+/// A voice file whose JSON is valid but not a voice: what is wrong, in words.
+public struct VoiceFormatError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -18,7 +18,9 @@ public struct VoiceCatalog: Sendable {
         if !voices.contains(where: { $0.name.lowercased() == Self.defaultVoiceName }) {
             voices.append(Self.builtInDefault)
         }
-        self.voices = voices.sorted { $0.name.localizedCaseInsensitiveCompare($1.name) == .orderedAscending }
+        // Not a localized comparison: that loads ICU's collation tables, milliseconds of every
+        // `speak`'s start for a list of mostly ASCII names.
+        self.voices = voices.sorted { ($0.name.lowercased(), $0.name) < ($1.name.lowercased(), $1.name) }
         byLowercasedName = Dictionary(self.voices.map { ($0.name.lowercased(), $0) }) { first, _ in first }
     }
 
@@ -34,7 +36,7 @@ public struct VoiceCatalog: Sendable {
             }
             for file in files where file.pathExtension == "json" {
                 do {
-                    let voice = try JSONDecoder().decode(Voice.self, from: Data(contentsOf: file))
+                    let voice = try Voice(json: JSONValue(parsing: Data(contentsOf: file)))
                     byName[voice.name.lowercased()] = voice
                 } catch {
                     throw .invalidFile(file.path, String(describing: error))
