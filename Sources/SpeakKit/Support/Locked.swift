@@ -6,16 +6,19 @@ import Foundation
 /// ThreadSanitizer cannot see, so every contended `withLock` is reported as a data race (reproduced
 /// with four threads on one `Locked<[K: V]>`: a warning per run; with this type, none). A false
 /// report in CI's TSan run would hide a true one, so the project has this one lock type.
+///
+/// `@unchecked` only for the lock itself: as with `Mutex`, the value goes in and comes out as
+/// `sending`, so the compiler still checks that no unprotected reference to it escapes.
 public final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    public init(_ value: Value) { self.value = value }
+    public init(_ value: sending Value) { self.value = value }
 
     /// Runs `body` with the value, holding the lock; keep it short and never call out from it.
     public func withLock<Result, Failure: Error>(
-        _ body: (inout Value) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
+        _ body: (inout sending Value) throws(Failure) -> sending Result
+    ) throws(Failure) -> sending Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
