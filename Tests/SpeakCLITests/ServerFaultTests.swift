@@ -96,6 +96,9 @@ struct ServerFaultTests {
             ),
             ("POST /speak HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity\r\n\r\n{}", "400"),
             ("GET http://localhost/health HTTP/1.1\r\nHost: localhost\r\n\r\n", "200"),
+            // The connection's buffer holds an 8 KiB header line; far larger heads are refused.
+            ("GET /health HTTP/1.1\r\nHost: x\r\nX-Padding: \(String(repeating: "a", count: 8192))\r\n\r\n", "200"),
+            ("GET /health HTTP/1.1\r\nHost: x\r\nX-Padding: \(String(repeating: "a", count: 40000))\r\n\r\n", "431"),
         ])
     func framing(request: String, status: String) throws {
         let server = try RunningServer()
