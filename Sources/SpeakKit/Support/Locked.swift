@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Used instead of the standard library's `Mutex`: on Linux `Mutex` waits on a futex directly, which
 /// ThreadSanitizer cannot see, so every contended `withLock` is reported as a data race (reproduced
-/// with four threads on one `Locked<[K: V]>`: a warning per run; with this type, none). A false
+/// with four threads on one `Mutex<[K: V]>`: a warning per run; with this type, none). A false
 /// report in CI's TSan run would hide a true one, so the project has this one lock type.
 ///
 /// `@unchecked` only for the lock itself: as with `Mutex`, the value goes in and comes out as
