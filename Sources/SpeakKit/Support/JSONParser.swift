@@ -56,53 +56,50 @@ private struct JSONParser {
     }
 
     mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
-        position += 1
         var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if next == UInt8(ascii: "}") {
-            position += 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard next == UInt8(ascii: "\"") else { throw error("a member name in quotes") }
-            let name = try string()
-            skipWhitespace()
-            guard next == UInt8(ascii: ":") else { throw error("':'") }
-            position += 1
-            skipWhitespace()
-            let member = try value(depth: depth + 1)
+        try items(closedBy: UInt8(ascii: "}")) { parser throws(JSONSyntaxError) in
+            guard parser.next == UInt8(ascii: "\"") else { throw parser.error("a member name in quotes") }
+            let name = try parser.string()
+            parser.skipWhitespace()
+            guard parser.next == UInt8(ascii: ":") else { throw parser.error("':'") }
+            parser.position += 1
+            parser.skipWhitespace()
+            let member = try parser.value(depth: depth + 1)
             // A repeated name keeps its first value, as JSONDecoder does.
             if members[name] == nil { members[name] = member }
-            skipWhitespace()
-            switch next {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"):
-                position += 1
-                return .object(members)
-            default: throw error("',' or '}'")
-            }
         }
+        return .object(members)
     }
 
     mutating func array(depth: Int) throws(JSONSyntaxError) -> JSONValue {
-        position += 1
         var elements: [JSONValue] = []
+        try items(closedBy: UInt8(ascii: "]")) { parser throws(JSONSyntaxError) in
+            elements.append(try parser.value(depth: depth + 1))
+        }
+        return .array(elements)
+    }
+
+    /// The comma-separated items of an object or array, from its opening bracket (at `position`)
+    /// through `closing`: `item` reads each one, starting at its first non-blank byte.
+    mutating func items(
+        closedBy closing: UInt8, _ item: (inout JSONParser) throws(JSONSyntaxError) -> Void
+    ) throws(JSONSyntaxError) {
+        position += 1
         skipWhitespace()
-        if next == UInt8(ascii: "]") {
+        if next == closing {
             position += 1
-            return .array(elements)
+            return
         }
         while true {
             skipWhitespace()
-            elements.append(try value(depth: depth + 1))
+            try item(&self)
             skipWhitespace()
             switch next {
             case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "]"):
+            case closing:
                 position += 1
-                return .array(elements)
-            default: throw error("',' or ']'")
+                return
+            default: throw error("',' or '\(Character(Unicode.Scalar(closing)))'")
             }
         }
     }
