@@ -12,8 +12,8 @@ public enum JSONValue: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        // The likeliest kinds first: every wrong guess throws, and throwing costs (voice files are
-        // decoded at every `speak`'s start).
+        // The likeliest kinds first: every wrong guess throws, and throwing costs. (Voice files do
+        // not come this way: `JSONValue(parsing:)` reads them.)
         if let value = try? container.decode(String.self) {
             self = .string(value)
         } else if container.decodeNil() {
