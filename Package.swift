@@ -24,7 +24,6 @@ let package = Package(
     ],
     targets: [
         // One system-library target per C library, found through pkg-config, installed with apt.
-        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CLame", pkgConfig: "lame", providers: [.apt(["libmp3lame-dev"])]),
         .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
@@ -38,6 +37,8 @@ let package = Package(
             providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
         // whisper.cpp from the pywhispercpp wheel: Scripts/install-whisper writes speak-whisper.pc.
         .systemLibrary(name: "CWhisper", pkgConfig: "speak-whisper"),
+        // espeak-ng (libespeak-ng-dev's header), opened with dlopen on first use: see CEspeakNG.h.
+        .target(name: "CEspeakNG", linkerSettings: [.linkedLibrary("dl")]),
         // sherpa-onnx's C API, vendored header, opened with dlopen on first use (Scripts/install-piper).
         .target(name: "CSherpaOnnx", linkerSettings: [.linkedLibrary("dl")]),
 

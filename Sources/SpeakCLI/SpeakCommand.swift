@@ -17,6 +17,9 @@ package struct SpeakCommand {
         if options.help { return print(helpText) }
         if options.version { return print("speak \(speakVersion)") }
         Interrupt.install()
+        if options.voiceName != "?", options.device != "?", options.playFile ?? audioFileArgument == nil {
+            EspeakSynthesizer.prepareInBackground()
+        }
         let catalog = try VoiceCatalog.standard(adding: options.voicesDirectory)
         if options.voiceName == "?" { return print(voiceListing(catalog)) }
         if options.device == "?" { return print(deviceListing()) }

@@ -181,11 +181,15 @@ public final class SpeechEngine: Sendable {
             try player.play(pcm)
             return Outcome(fromCache: true)
         }
+        let synthesizer = try synthesizer(for: request.voice)
+        let rate = synthesizer.sampleRate(of: request.voice)
         guard cache != nil else {
-            return try player.play { write in try synthesize(request, onProgress: onProgress, onChunk: write) }
+            return try player.play(expectedSampleRate: rate) { write in
+                try synthesize(request, onProgress: onProgress, onChunk: write)
+            }
         }
         // An engine that answers whole (an upstream) is stored as it came, then played.
-        if try !synthesizer(for: request.voice).features.contains(.streaming) {
+        if !synthesizer.features.contains(.streaming) {
             let (reply, outcome) = try self.reply(request)
             try player.play(PCMBuffer(audio: reply))
             return outcome
@@ -194,7 +198,7 @@ public final class SpeechEngine: Sendable {
         var entry = beginCacheEntry(for: request)
         defer { entry?.abandon() }
         var encoder: MP3Encoder?
-        let outcome = try player.play { write in
+        let outcome = try player.play(expectedSampleRate: rate) { write in
             try synthesize(request, onProgress: onProgress) { chunk in
                 try write(chunk)
                 guard let current = entry else { return }

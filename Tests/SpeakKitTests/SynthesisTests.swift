@@ -71,8 +71,30 @@ struct SynthesisTests {
     func transliteration() throws {
         let nadia = try catalog.voice(named: "nadia")
         #expect(
-            try nadia.settings(as: EspeakVoiceSettings.self).transliterate("ɓaƙo ɗan ƴa'ya cikin")
-                == "bako dan yaya chikin")
+            try EspeakVoiceSettings(of: nadia).transliterate("ɓaƙo ɗan ƴa'ya cikin") == "bako dan yaya chikin")
+    }
+
+    @Test("every shipped voice's espeak-ng settings read as Codable reads them, and bad ones are named")
+    func settingsReader() throws {
+        for voice in catalog.voices where voice.engine == EspeakSynthesizer.engineName {
+            #expect(try EspeakVoiceSettings(of: voice) == voice.settings(as: EspeakVoiceSettings.self), "\(voice.name)")
+        }
+        let nadia = try EspeakVoiceSettings(of: catalog.voice(named: "nadia"))
+        #expect(nadia.voice == "sw" && nadia.variant == "f3" && nadia.transliteration?["ɓ"] == "b")
+        let cases: [(JSONValue, String)] = [
+            (.object([:]), "'voice' (an espeak-ng voice name such as en-us) is required"),
+            (.object(["voice": .number(1)]), "'voice' (an espeak-ng voice name such as en-us) is required"),
+            (.object(["voice": .string("en"), "variant": .bool(true)]), "'variant' must be a string"),
+            (
+                .object(["voice": .string("en"), "transliteration": .object(["a": .number(1)])]),
+                "'transliteration' must map letters to strings"
+            ),
+            (.array([]), "the settings must be an object"),
+        ]
+        for (settings, reason) in cases {
+            let voice = Voice(name: "odd", language: "en", engine: "espeak", settings: settings)
+            #expect(throws: VoiceError.invalidSettings("odd", "espeak", reason)) { try EspeakVoiceSettings(of: voice) }
+        }
     }
 
     @Test("rate, pitch and volume change the sound")
@@ -112,7 +134,7 @@ struct SynthesisTests {
         )
         .write(to: directory.appendingPathComponent("ava.json"))
         let catalog = try VoiceCatalog(directories: [VoiceCatalog.shippedDirectory()!, directory])
-        #expect(try catalog.voice(named: "robo").settings(as: EspeakVoiceSettings.self).variant == "klatt")
+        #expect(try EspeakVoiceSettings(of: catalog.voice(named: "robo")).variant == "klatt")
         #expect(try catalog.voice(named: "ava").rate == 300)
         #expect(catalog.voices.contains { $0.name == "nadia" })
     }

@@ -107,3 +107,29 @@ public struct PlaybackInterrupted: Error, CustomStringConvertible {
     public init() {}
     public var description: String { "interrupted" }
 }
+
+/// A `PlaybackDevice` being opened on another thread.
+final class OpeningDevice: Sendable {
+    let sampleRate: Int
+    private let opened = Locked<Result<PlaybackDevice, ALSAError>?>(nil)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(name: String, sampleRate: Int) {
+        self.sampleRate = sampleRate
+        startDetachedThread { [opened, finished] in
+            opened.withLock {
+                $0 = Result { () throws(ALSAError) in try PlaybackDevice(name: name, sampleRate: sampleRate) }
+            }
+            finished.signal()
+        }
+    }
+
+    /// Waits until the device is open. Returns it if it opened at `sampleRate`, `nil` (and closes
+    /// it) if the audio comes at another rate; throws why it did not open. Call it once.
+    func device(at sampleRate: Int) throws(ALSAError) -> PlaybackDevice? {
+        finished.wait()
+        let result = opened.withLock { $0.take() }
+        guard sampleRate == self.sampleRate, let result else { return nil }
+        return try result.get()
+    }
+}

@@ -20,13 +20,28 @@ public struct Player: Sendable {
 
     /// Plays the chunks `produce` writes, as it writes them: the device opens at the first chunk's
     /// sample rate. Returns what `produce` returns, once the device has drained.
+    ///
+    /// Opening a device takes milliseconds (ALSA reads its configuration; PulseAudio connects):
+    /// given the rate the chunks will come at, it opens on another thread while `produce` makes
+    /// the first chunk.
     @discardableResult
-    public func play<Result>(_ produce: (_ write: (PCMChunk) throws -> Void) throws -> Result) throws -> Result {
+    public func play<Result>(
+        expectedSampleRate: Int? = nil, _ produce: (_ write: (PCMChunk) throws -> Void) throws -> Result
+    ) throws -> Result {
         let lock = try PlaybackLock(wait: waitForTurn, shouldStop: shouldStop)
+        var opening = expectedSampleRate.map { OpeningDevice(name: device, sampleRate: $0) }
+        // Never leave it opening: a device held past this call would be busy for the next one.
+        defer { _ = try? opening?.device(at: 0) }
         var output: PlaybackDevice?
         let result = try produce { chunk in
             do {
-                if output == nil { output = try PlaybackDevice(name: device, sampleRate: chunk.sampleRate) }
+                if output == nil {
+                    let ahead = opening
+                    opening = nil  // asked once, whether it opened or failed
+                    output =
+                        try ahead?.device(at: chunk.sampleRate)
+                        ?? PlaybackDevice(name: device, sampleRate: chunk.sampleRate)
+                }
                 try output!.write(chunk.samples, shouldStop: shouldStop)
             } catch let error as ALSAError {
                 throw error.playbackError

@@ -46,11 +46,6 @@ public enum JSONValue: Codable, Sendable, Equatable {
         try JSONDecoder().decode(type, from: JSONEncoder().encode(self))
     }
 
-    /// `value` as a JSON value, e.g. an engine's settings struct.
-    public init<T: Encodable>(encoding value: T) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
-    }
-
     /// `value` in quotes, `\\` and `"` escaped. By hand: Foundation's replacingOccurrences goes
     /// through NSString, and this runs for every request the server answers, cache hits included.
     private static func quoted(_ value: String) -> String {

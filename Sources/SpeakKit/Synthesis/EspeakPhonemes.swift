@@ -25,13 +25,13 @@ extension EspeakSynthesizer {
     public func phonemeClauses(_ text: String, voice: String) throws -> [EspeakPhonemeClause] {
         let bytes = Array(text.utf8) + [0]
         return try lock.withLock { () throws(EspeakError) -> [EspeakPhonemeClause] in
-            try EspeakError.check(espeak_SetVoiceByName(voice).rawValue, "espeak_SetVoiceByName(\"\(voice)\")")
+            try EspeakError.check(api.SetVoiceByName(voice).rawValue, "espeak_SetVoiceByName(\"\(voice)\")")
             return bytes.withUnsafeBufferPointer { buffer in
                 let start = UnsafeRawPointer(buffer.baseAddress!)
                 var clauses: [EspeakPhonemeClause] = []
                 var pointer: UnsafeRawPointer? = start
                 while let before = pointer {
-                    let ipa = espeak_TextToPhonemes(&pointer, espeakCHARS_UTF8, 0x02).map { String(cString: $0) } ?? ""
+                    let ipa = api.TextToPhonemes(&pointer, espeakCHARS_UTF8, 0x02).map { String(cString: $0) } ?? ""
                     let end = pointer ?? start + (buffer.count - 1)
                     let consumed = UnsafeBufferPointer(
                         start: before.assumingMemoryBound(to: UInt8.self), count: max(0, end - before))

@@ -11,8 +11,12 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     public let sampleRate: Int
     /// Held around every call into libespeak-ng (also by extensions in other files).
     let lock = NSLock()
+    /// libespeak-ng's functions, opened with the synthesizer (see CEspeakNG.h).
+    let api: SpeakEspeak
 
     public var features: SynthesisFeatures { [.ssml, .rate, .pitch, .volume, .streaming] }
+
+    public func sampleRate(of voice: Voice) -> Int? { sampleRate }
 
     /// The engine's name in voice files.
     public static let engineName = "espeak"
@@ -22,14 +26,27 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     /// The process-wide synthesizer, initialised on first use.
     public static func shared() throws(EspeakError) -> EspeakSynthesizer { try instance.get() }
 
+    /// Starts opening libespeak-ng and loading its data (5-10 ms) on another thread, so it
+    /// overlaps the caller's own start-up (reading voices); the first `shared()` waits for it.
+    public static func prepareInBackground() {
+        startDetachedThread { _ = try? shared() }
+    }
+
     private init() throws(EspeakError) {
+        var api = SpeakEspeak()
+        var reason = [CChar](repeating: 0, count: 1024)
+        guard speak_espeak_open(&api, &reason, reason.count) == 0 else {
+            let message = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw EspeakError(code: -1, function: "dlopen", message: message)
+        }
+        self.api = api
         // Short buffers: the first chunk reaches the player after 20 ms of audio is synthesised.
-        let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 20, nil, Int32(espeakINITIALIZE_DONT_EXIT))
+        let rate = api.Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 20, nil, Int32(espeakINITIALIZE_DONT_EXIT))
         guard rate > 0 else {
             throw EspeakError(code: rate, function: "espeak_Initialize", message: "cannot load espeak-ng-data")
         }
         sampleRate = Int(rate)
-        espeak_SetSynthCallback(synthCallback)
+        api.SetSynthCallback(synthCallback)
     }
 
     /// Synthesises `text`, handing each chunk of mono 16-bit PCM to `onChunk` as soon as espeak-ng
@@ -50,7 +67,7 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
         _ text: String, options: SpeechOptions, onProgress: ((Double) -> Void)? = nil,
         onSamples: (UnsafeBufferPointer<Int16>) throws -> Void
     ) throws {
-        let voice = try options.voice.settings(as: EspeakVoiceSettings.self)
+        let voice = try EspeakVoiceSettings(of: options.voice)
         try withoutActuallyEscaping(onSamples) { onSamples in
             let sink = ChunkSink(onChunk: onSamples, onProgress: onProgress, characters: text.count)
             try lock.withLock {
@@ -70,10 +87,10 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
         }
         defer { free(buffer) }
         let sink = ChunkSink(onChunk: { _ in }, onProgress: nil, characters: text.count)
-        let voice = try options.voice.settings(as: EspeakVoiceSettings.self)
+        let voice = try EspeakVoiceSettings(of: options.voice)
         try lock.withLock {
-            defer { espeak_SetPhonemeTrace(0, nil) }
-            espeak_SetPhonemeTrace(Int32(ipa ? espeakPHONEMES_IPA : espeakPHONEMES_SHOW), stream)
+            defer { api.SetPhonemeTrace(0, nil) }
+            api.SetPhonemeTrace(Int32(ipa ? espeakPHONEMES_IPA : espeakPHONEMES_SHOW), stream)
             try configure(options, voice)
             try speak(text, options: options, voice, userData: Unmanaged.passUnretained(sink).toOpaque())
         }
@@ -83,13 +100,13 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
 
     private func configure(_ options: SpeechOptions, _ voice: EspeakVoiceSettings) throws(EspeakError) {
         let name = voice.espeakName
-        try EspeakError.check(espeak_SetVoiceByName(name).rawValue, "espeak_SetVoiceByName(\"\(name)\")")
+        try EspeakError.check(api.SetVoiceByName(name).rawValue, "espeak_SetVoiceByName(\"\(name)\")")
         try EspeakError.check(
-            espeak_SetParameter(espeakRATE, Int32(options.effectiveRate), 0).rawValue, "espeak_SetParameter(rate)")
+            api.SetParameter(espeakRATE, Int32(options.effectiveRate), 0).rawValue, "espeak_SetParameter(rate)")
         try EspeakError.check(
-            espeak_SetParameter(espeakPITCH, Int32(options.effectivePitch), 0).rawValue, "espeak_SetParameter(pitch)")
+            api.SetParameter(espeakPITCH, Int32(options.effectivePitch), 0).rawValue, "espeak_SetParameter(pitch)")
         try EspeakError.check(
-            espeak_SetParameter(espeakVOLUME, Int32(options.volume), 0).rawValue, "espeak_SetParameter(volume)")
+            api.SetParameter(espeakVOLUME, Int32(options.volume), 0).rawValue, "espeak_SetParameter(volume)")
     }
 
     private func speak(
@@ -101,7 +118,7 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
         var flags = UInt32(espeakCHARS_UTF8)
         if options.ssml { flags |= UInt32(espeakSSML) }
         let code = padded.withCString { bytes in
-            espeak_Synth(bytes, strlen(bytes) + 1, 0, POS_CHARACTER, 0, flags, nil, userData)
+            api.Synth(bytes, strlen(bytes) + 1, 0, POS_CHARACTER, 0, flags, nil, userData)
         }
         try EspeakError.check(code.rawValue, "espeak_Synth")
     }

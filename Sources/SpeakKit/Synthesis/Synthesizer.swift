@@ -52,12 +52,17 @@ public protocol Synthesizer: Sendable {
 
     /// Where this voice's audio comes from, when that is not this machine (an upstream's URL).
     func source(of voice: Voice) -> String?
+
+    /// The sample rate this voice's PCM will come at, when it is known before synthesis starts
+    /// (a player opens its device meanwhile); `nil` when only the first chunk tells.
+    func sampleRate(of voice: Voice) -> Int?
 }
 
 extension Synthesizer {
     public func problems(with voices: [Voice]) -> [String: String] { [:] }
     public func encodedReply(_ text: String, options: SpeechOptions, format: ReplyFormat) throws -> Data? { nil }
     public func source(of voice: Voice) -> String? { nil }
+    public func sampleRate(of voice: Voice) -> Int? { nil }
 }
 
 /// The engines one process carries, by the names voice files use. Each is made on first use

@@ -1,3 +1,0 @@
-#include <stdio.h>
-#include <stddef.h>
-#include <espeak-ng/speak_lib.h>
