@@ -3,7 +3,8 @@ import SpeakKit
 import Testing
 
 /// The recorder capturing, through ALSA's `default` and a real PulseAudio daemon, what the test
-/// speaks into a virtual microphone.
+/// speaks into a virtual microphone. The recorder runs in this process and reaches the test's own
+/// daemon through `Recorder.Options.alsaConfiguration`. One test at a time: their timings are real.
 @Suite("Recorder", .serialized)
 final class RecorderTests {
     /// Samples at or above 1% of full scale count as audible.
@@ -12,12 +13,12 @@ final class RecorderTests {
     /// Seconds from the first to the last audible sample of `speech`.
     static let speechSpan = span(PCMBuffer(sampleRate: Microphone.sampleRate, samples: speech))!
 
-    let microphone: Microphone
+    let server: AudioServer
     let spool: Spool
 
     init() throws {
-        microphone = try Microphone()
-        spool = Spool(directory: microphone.directory.appendingPathComponent("spool"))
+        server = try AudioServer(microphone: true)
+        spool = Spool(directory: server.directory.appendingPathComponent("spool"))
     }
 
     static func span(_ pcm: PCMBuffer) -> Double? {
@@ -29,6 +30,7 @@ final class RecorderTests {
     ) -> Recorder {
         var options = options
         options.spool = spool
+        options.alsaConfiguration = server.alsaConfiguration
         return Recorder(options: options, onChange: onChange)
     }
 
@@ -55,9 +57,10 @@ final class RecorderTests {
         let recorder = recorder()
         let recording = Background { try recorder.record() }
         try waitUntilRecording(recorder, seconds: 0.3)
-        microphone.say(Self.speech)
-        try microphone.waitUntilSaid()
-        usleep(500_000)
+        server.say(Self.speech)
+        try server.waitUntilSaid()
+        // Half a second of silence after it.
+        try waitUntilRecording(recorder, seconds: recorder.duration + 0.5)
         recorder.stop()
         let result = try recording.value()
         #expect(result.stopReason == .stopped)
@@ -82,7 +85,7 @@ final class RecorderTests {
         let recorder = recorder(.init(untilSilence: EndPointer.Settings(silence: 1.0, noSpeechTimeout: 10)))
         let recording = Background { try recorder.record() }
         try waitUntilRecording(recorder, seconds: 0.3)
-        microphone.say(Self.speech)
+        server.say(Self.speech)
         let result = try recording.value(timeout: 20)
         #expect(result.stopReason == .endOfSpeech)
         let pcm = try result.pcm()
@@ -128,8 +131,8 @@ final class RecorderTests {
         let recorder = recorder { status in statuses.withLock { $0.append(status) } }
         let recording = Background { try recorder.record() }
         try waitUntilRecording(recorder, seconds: 0.5)
-        microphone.say(Self.speech)
-        try microphone.waitUntilSaid()
+        server.say(Self.speech)
+        try server.waitUntilSaid()
         let end = recorder.duration
         try waitUntilRecording(recorder, seconds: end + 0.8)
         recorder.stop()
@@ -174,8 +177,9 @@ final class RecorderTests {
         let recording = Background { try recorder.record() }
         try waitUntilRecording(recorder)
         var checked: [Double] = []
-        for _ in 0..<6 {
-            usleep(230_000)
+        for moment in 1...6 {
+            // Every 0.23 s of audio: moments that fall before, on and after the header rewrites.
+            try waitUntilRecording(recorder, seconds: 0.23 * Double(moment))
             let name = try #require(spooledFiles.first)
             let pcm = try PCMBuffer(audio: Data(contentsOf: spool.directory.appendingPathComponent(name)))
             #expect(pcm.sampleRate == 16000)
@@ -212,13 +216,29 @@ final class RecorderTests {
         #expect(RecorderError.tooShort.description == "recording too short (under 0.01 s)")
     }
 
-    @Test("an unknown device is noCaptureDevice, in one line")
-    func noCaptureDevice() throws {
-        let recorder = recorder(.init(device: "nosuchdevice"))
+    @Test(
+        "an unknown device is noCaptureDevice, in one line, in the system's ALSA configuration or a given one",
+        arguments: [false, true])
+    func noCaptureDevice(configured: Bool) throws {
+        var options = Recorder.Options(device: "nosuchdevice", spool: spool)
+        if configured { options.alsaConfiguration = server.alsaConfiguration }
+        let recorder = Recorder(options: options)
         #expect(throws: RecorderError.noCaptureDevice("nosuchdevice")) { try recorder.record() }
         let message = RecorderError.noCaptureDevice("nosuchdevice").description
         #expect(message.contains("nosuchdevice") && !message.contains("\n"))
         #expect(recorder.state == .error(message))
+        #expect(spooledFiles.isEmpty)
+    }
+
+    @Test("a malformed ALSA configuration is recordingFailed, in one line naming snd_config_load_string")
+    func malformedConfiguration() throws {
+        let recorder = Recorder(options: .init(spool: spool, alsaConfiguration: "pcm.default { type pulse"))
+        #expect {
+            try recorder.record()
+        } throws: { error in
+            guard case RecorderError.recordingFailed(let message) = error else { return false }
+            return message.contains("snd_config_load_string") && !message.contains("\n")
+        }
         #expect(spooledFiles.isEmpty)
     }
 }

@@ -32,8 +32,12 @@ public final class Recorder: Sendable {
     }
 
     public struct Options: Sendable, Equatable {
-        /// The ALSA device, as `arecord -L` lists it.
+        /// The ALSA device, as `arecord -L` lists it, or as `alsaConfiguration` defines it.
         public var device: String
+        /// ALSA configuration (`.asoundrc` syntax) to look `device` up in, instead of the system's:
+        /// `pcm.kitchen { type pulse server "tcp:kitchen.local" }` with `device: "kitchen"` records
+        /// from the default source of that PulseAudio server. Only what it defines can be named.
+        public var alsaConfiguration: String?
         /// Stop after this many seconds.
         public var maxDuration: Double?
         /// Stop before the WAV file grows past this many bytes (25 MB by default, the common upload limit).
@@ -44,9 +48,10 @@ public final class Recorder: Sendable {
 
         public init(
             device: String = "default", maxDuration: Double? = nil, maxBytes: Int = 25 * 1024 * 1024,
-            untilSilence: EndPointer.Settings? = nil, spool: Spool = Spool()
+            untilSilence: EndPointer.Settings? = nil, spool: Spool = Spool(), alsaConfiguration: String? = nil
         ) {
             self.device = device
+            self.alsaConfiguration = alsaConfiguration
             self.maxDuration = maxDuration
             self.maxBytes = maxBytes
             self.untilSilence = untilSilence
@@ -210,7 +215,8 @@ public final class Recorder: Sendable {
 
     private func openDevice() throws(RecorderError) -> CaptureDevice {
         do {
-            return try CaptureDevice(name: options.device, sampleRate: Self.sampleRate)
+            return try CaptureDevice(
+                name: options.device, sampleRate: Self.sampleRate, configuration: options.alsaConfiguration)
         } catch {
             guard error.function == "snd_pcm_open" else { throw .recordingFailed(error.description) }
             if error.isBusy { throw .deviceBusy(options.device) }

@@ -8,15 +8,22 @@ import Testing
 /// Its default sink is a pipe sink paced by the system clock, so what it writes to its FIFO is
 /// what a listener hears, when they hear it. (A null sink's monitor loses the first tens of
 /// milliseconds of a new stream to PulseAudio's rewinds; the pipe sink cannot rewind.)
-/// ALSA's `default` device reaches it through libasound2-plugins' pulse hook.
+/// With `microphone: true`, its default source is a pipe source the test speaks into (``say(_:)``).
+///
+/// Programs reach it through ALSA's `default` device (libasound2-plugins' pulse hook): a child
+/// process run with ``environment``, a recorder in this process with ``alsaConfiguration``. Nothing
+/// changes this process's environment, so tests on different daemons can run side by side.
 final class AudioServer {
     static let sampleRate = 22050
     let directory: URL
     let environment: [String: String]
+    /// ALSA configuration (for `Recorder.Options.alsaConfiguration`) whose `default` device is this
+    /// daemon: what ``environment`` does for a child process, for a recorder in this process.
+    let alsaConfiguration: String
     private let daemon: Subprocess
     private let listener: Listener
     /// The virtual microphone (a pipe source, the default source), when asked for.
-    private var microphone: Feeder?
+    private let microphone: Microphone?
 
     init(microphone withMicrophone: Bool = false) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -24,13 +31,16 @@ final class AudioServer {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let fifo = directory.appendingPathComponent("speaker.fifo").path
+        let microphoneFIFO = directory.appendingPathComponent("mic.fifo").path
+        let server = "unix:\(directory.path)/pulse/native"
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = directory.path
-        environment["PULSE_SERVER"] = "unix:\(directory.path)/pulse/native"
+        environment["PULSE_SERVER"] = server
         environment["HOME"] = directory.path
         self.environment = environment
+        alsaConfiguration = "pcm.default { type pulse server \"\(server)\" }"
 
-        daemon = try Subprocess(
+        let daemon = try Subprocess(
             "/usr/bin/pulseaudio",
             [
                 "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "-n", "--log-target=stderr",
@@ -41,22 +51,43 @@ final class AudioServer {
             ]
                 + (withMicrophone
                     ? [
-                        "--load=module-pipe-source file=\(directory.path)/mic.fifo source_name=mic format=s16le"
+                        "--load=module-pipe-source file=\(microphoneFIFO) source_name=mic format=s16le"
                             + " rate=\(Microphone.sampleRate) channels=1"
                     ] : []),
             environment: environment)
-        listener = try Listener(fifo: fifo, until: Date().addingTimeInterval(10))
-        try waitUntilReady()
-        if withMicrophone {
-            try #require(
-                try Subprocess.run("/usr/bin/pactl", ["set-default-source", "mic"], environment: environment).status
-                    == 0)
-            microphone = try Feeder(fifo: "\(directory.path)/mic.fifo", sampleRate: Microphone.sampleRate)
+        self.daemon = daemon
+        // Until every part is up, deinit would not run: a failure stops the daemon here (and its
+        // exit ends the listener's reads).
+        do {
+            listener = try Listener(fifo: fifo, until: Date().addingTimeInterval(10))
+            try Self.waitUntilReady(environment)
+            if withMicrophone {
+                let defaultSource = try Subprocess.run(
+                    "/usr/bin/pactl", ["set-default-source", "mic"], environment: environment)
+                try #require(defaultSource.status == 0, "\(defaultSource.stderr)")
+                microphone = try Microphone(fifo: microphoneFIFO)
+            } else {
+                microphone = nil
+            }
+        } catch {
+            daemon.send(SIGTERM)
+            _ = daemon.wait()
+            try? FileManager.default.removeItem(at: directory)
+            throw error
         }
     }
 
     /// Speaks `samples` (16 kHz) into the virtual microphone, after what is already queued.
     func say(_ samples: [Int16]) { microphone?.enqueue(samples) }
+
+    /// Waits until everything ``say(_:)`` queued has gone into the microphone.
+    func waitUntilSaid(timeout: TimeInterval = 30) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while (microphone?.queued ?? 0) > 0 {
+            guard Date() < deadline else { throw TestFailure("the microphone did not finish speaking") }
+            usleep(5_000)
+        }
+    }
 
     deinit {
         microphone?.stop()
@@ -66,7 +97,7 @@ final class AudioServer {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private func waitUntilReady() throws {
+    private static func waitUntilReady(_ environment: [String: String]) throws {
         for _ in 0..<100 {
             if (try? Subprocess.run("/usr/bin/pactl", ["info"], environment: environment))?.status == 0 { return }
             usleep(50_000)
@@ -238,6 +269,82 @@ final class Listener: @unchecked Sendable {
 
     /// The loop ends at the next read, or when the daemon's exit closes the FIFO.
     func stop() { stopped.store(true, ordering: .relaxed) }
+}
+
+/// The virtual microphone: writes queued samples, else silence, into a pipe source's FIFO in real
+/// time. A pipe source delivers exactly what is written to its FIFO, when it is written, so the
+/// writer paces itself by the clock; stopping would stall every recorder on it.
+final class Microphone: @unchecked Sendable {
+    static let sampleRate = 16000
+    private let queue = Locked<[Int16]>([])
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let descriptor: Int32
+
+    init(fifo: String) throws {
+        // The daemon holds the FIFO open, so this open does not wait for a reader.
+        descriptor = open(fifo, O_WRONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { throw TestFailure("cannot open \(fifo): \(String(cString: strerror(errno)))") }
+        Thread.detachNewThread { [self] in writeLoop() }
+    }
+
+    /// `text` as espeak-ng says it, resampled to the microphone's 16 kHz.
+    static func speech(_ text: String) throws -> [Int16] {
+        let synthesizer = try EspeakSynthesizer.shared()
+        var resampler = Resampler(inputRate: synthesizer.sampleRate, outputRate: sampleRate)
+        var samples: [Int16] = []
+        try synthesizer.synthesize(text, options: SpeechOptions(voice: VoiceCatalog.builtInDefault)) {
+            samples += resampler.process($0)
+        }
+        return samples + resampler.finish()
+    }
+
+    var queued: Int { queue.withLock { $0.count } }
+
+    func enqueue(_ samples: [Int16]) { queue.withLock { $0 += samples } }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        finished.wait()
+        close(descriptor)
+    }
+
+    private func writeLoop() {
+        defer { finished.signal() }
+        let start = ProcessInfo.processInfo.systemUptime
+        // 20 ms ahead of the clock, so the source never waits on a late wake-up.
+        let lead = Self.sampleRate / 50
+        var written = 0
+        while !stopped.load(ordering: .relaxed) {
+            let due = Int((ProcessInfo.processInfo.systemUptime - start) * Double(Self.sampleRate)) + lead
+            if due > written {
+                let chunk = queue.withLock { queue in
+                    let taken = Array(queue.prefix(due - written))
+                    queue.removeFirst(taken.count)
+                    return taken + [Int16](repeating: 0, count: due - written - taken.count)
+                }
+                let complete = chunk.withUnsafeBytes { bytes in
+                    var offset = 0
+                    while offset < bytes.count {
+                        let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                        if count < 0 && errno == EINTR { continue }
+                        // Full pipe (nobody recording): wait, but never past stop(), or deinit would hang.
+                        if count < 0 && errno == EAGAIN {
+                            if stopped.load(ordering: .relaxed) { return false }
+                            usleep(5_000)
+                            continue
+                        }
+                        guard count > 0 else { return false }
+                        offset += count
+                    }
+                    return true
+                }
+                guard complete else { return }
+                written = due
+            }
+            usleep(5_000)
+        }
+    }
 }
 
 struct TestFailure: Error, CustomStringConvertible {
