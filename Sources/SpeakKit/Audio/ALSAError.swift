@@ -27,12 +27,25 @@ public struct ALSAError: CLibraryError {
 /// Opens an ALSA PCM for mono S16_LE at `sampleRate` with `bufferMicroseconds` of buffer, without
 /// waiting: a device held by another program fails at once with `isBusy`, then I/O blocks.
 /// Shared by `PlaybackDevice` and `CaptureDevice`.
-func openPCM(_ name: String, _ stream: snd_pcm_stream_t, sampleRate: Int, bufferMicroseconds: UInt32) throws(ALSAError)
-    -> OpaquePointer
-{
+///
+/// With `configuration` (ALSA configuration text), `name` is looked up in it instead of the
+/// system's configuration (`snd_config_load_string`, `snd_pcm_open_lconf`). ALSA copies what it
+/// needs of it at the open, so the parsed tree is freed right after.
+func openPCM(
+    _ name: String, _ stream: snd_pcm_stream_t, sampleRate: Int, bufferMicroseconds: UInt32,
+    configuration: String? = nil
+) throws(ALSAError) -> OpaquePointer {
     speak_alsa_silence_errors()
     var pcm: OpaquePointer?
-    try ALSAError.check(snd_pcm_open(&pcm, name, stream, SND_PCM_NONBLOCK), "snd_pcm_open", device: name)
+    if let configuration {
+        var tree: OpaquePointer?
+        try ALSAError.check(snd_config_load_string(&tree, configuration, 0), "snd_config_load_string", device: name)
+        defer { snd_config_delete(tree) }
+        try ALSAError.check(
+            snd_pcm_open_lconf(&pcm, name, stream, SND_PCM_NONBLOCK, tree), "snd_pcm_open", device: name)
+    } else {
+        try ALSAError.check(snd_pcm_open(&pcm, name, stream, SND_PCM_NONBLOCK), "snd_pcm_open", device: name)
+    }
     guard let pcm else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: name) }
     do throws(ALSAError) {
         try ALSAError.check(snd_pcm_nonblock(pcm, 0), "snd_pcm_nonblock", device: name)

@@ -52,34 +52,3 @@ final class CaptureDevice {
     /// Stops capturing, dropping what is buffered.
     func stop() { snd_pcm_drop(pcm) }
 }
-
-/// `openPCM`, with `name` looked up in `configuration` (when there is one) instead of the system's
-/// ALSA configuration: `snd_config_load_string`, then `snd_pcm_open_lconf`. ALSA copies what it
-/// needs of the configuration at the open, so the parsed tree is freed right after.
-private func openPCM(
-    _ name: String, _ stream: snd_pcm_stream_t, sampleRate: Int, bufferMicroseconds: UInt32, configuration: String?
-) throws(ALSAError) -> OpaquePointer {
-    guard let configuration else {
-        return try openPCM(name, stream, sampleRate: sampleRate, bufferMicroseconds: bufferMicroseconds)
-    }
-    speak_alsa_silence_errors()
-    var tree: OpaquePointer?
-    try ALSAError.check(snd_config_load_string(&tree, configuration, 0), "snd_config_load_string", device: name)
-    defer { snd_config_delete(tree) }
-    var pcm: OpaquePointer?
-    try ALSAError.check(
-        snd_pcm_open_lconf(&pcm, name, stream, SND_PCM_NONBLOCK, tree), "snd_pcm_open", device: name)
-    guard let pcm else { throw ALSAError(code: -ENODEV, function: "snd_pcm_open", device: name) }
-    do throws(ALSAError) {
-        try ALSAError.check(snd_pcm_nonblock(pcm, 0), "snd_pcm_nonblock", device: name)
-        try ALSAError.check(
-            snd_pcm_set_params(
-                pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1,
-                bufferMicroseconds),
-            "snd_pcm_set_params", device: name)
-    } catch {
-        snd_pcm_close(pcm)
-        throw error
-    }
-    return pcm
-}
