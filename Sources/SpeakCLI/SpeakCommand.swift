@@ -252,9 +252,8 @@ extension VoiceCatalog {
     /// install` writes), then `$SPEAK_VOICES` (colon-separated), then `directory`: later files
     /// replace earlier voices of the same name.
     package static func standard(adding directory: String?) throws -> VoiceCatalog {
-        let environment = ProcessInfo.processInfo.environment
-        let listed = environment["SPEAK_VOICES"]?.split(separator: ":").map(String.init) ?? []
-        let data = environment["XDG_DATA_HOME"] ?? ((environment["HOME"] ?? "/tmp") + "/.local/share")
+        let listed = environmentValue("SPEAK_VOICES")?.split(separator: ":").map(String.init) ?? []
+        let data = environmentValue("XDG_DATA_HOME") ?? ((environmentValue("HOME") ?? "/tmp") + "/.local/share")
         let user = [data + "/speak/voices"].filter { FileManager.default.fileExists(atPath: $0) }
         let directories = [shippedDirectory()?.path].compactMap { $0 } + user + listed + [directory].compactMap { $0 }
         return try VoiceCatalog(directories: directories.map { URL(fileURLWithPath: $0) })

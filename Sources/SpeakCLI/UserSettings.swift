@@ -6,14 +6,13 @@ import SpeakKit
 /// (audible confirmations must not wait for a model to load).
 package enum UserSettings {
     package static var configFile: URL {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CONFIG_HOME"] ?? ((environment["HOME"] ?? "/tmp") + "/.config")
+        let base = environmentValue("XDG_CONFIG_HOME") ?? ((environmentValue("HOME") ?? "/tmp") + "/.config")
         return URL(fileURLWithPath: base + "/speak/config.json")
     }
 
     /// The voice `speak` uses without `-v`.
     package static var defaultVoiceName: String {
-        if let name = ProcessInfo.processInfo.environment["SPEAK_VOICE"], !name.isEmpty { return name }
+        if let name = environmentValue("SPEAK_VOICE"), !name.isEmpty { return name }
         if let data = try? Data(contentsOf: configFile),
             let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
             let name = object["default"] as? String, !name.isEmpty

@@ -8,7 +8,7 @@ struct PlaybackLock: ~Copyable {
 
     static var defaultPath: String {
         let directory =
-            ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            environmentValue("XDG_RUNTIME_DIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         return directory + "/speak-playback.lock"
     }
 
