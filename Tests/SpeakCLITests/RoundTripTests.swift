@@ -20,10 +20,31 @@ final class RoundTripTests {
         spool = Spool(directory: dataHome.appendingPathComponent("speak/spool"))
     }
 
-    /// Speaks `text` into the microphone once the speaker has played `prompt` and gone quiet.
+    /// Seconds of audio the recorder writing into the spool has captured so far, once it has
+    /// started (its file grows as samples arrive); waits up to 10 s for that to pass `seconds`.
+    @discardableResult
+    func waitForRecording(atLeast seconds: Double) throws -> Double {
+        let deadline = Date().addingTimeInterval(10)
+        var captured = -1.0
+        while Date() < deadline {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: spool.directory.path)) ?? []
+            let sizes = names.filter { $0.hasSuffix(".wav") }.compactMap { name in
+                try? FileManager.default.attributesOfItem(
+                    atPath: spool.directory.appendingPathComponent(name).path)[.size] as? Int
+            }
+            if let largest = sizes.max() { captured = Double(largest - 44) / 32000 }
+            if captured >= seconds { return captured }
+            usleep(5_000)
+        }
+        throw RecordingNotStarted(captured: captured)
+    }
+
+    struct RecordingNotStarted: Error { let captured: Double }
+
+    /// Speaks `text` into the microphone once `speak ask` has played its prompt and is recording.
     func answer(_ text: String, after prompt: PCMBuffer, since mark: Listener.Mark) throws {
         try server.waitForSound(since: mark)
-        usleep(useconds_t((prompt.duration + 0.3) * 1_000_000))
+        try waitForRecording(atLeast: 0)
         server.say([Int16](repeating: 0, count: 3200) + (try Microphone.speech(text)))
     }
 
@@ -70,9 +91,11 @@ final class RoundTripTests {
     @Test("kill -9 during speak record leaves a file in the spool that transcribe --pending transcribes")
     func killedRecording() throws {
         let recording = try Speak.start(["record", "--max-seconds", "30", "--quiet"], environment: environment)
-        usleep(500_000)
-        server.say(try Microphone.speech("cancel") + [Int16](repeating: 0, count: 16000 * 5))
-        usleep(1_800_000)
+        let started = try waitForRecording(atLeast: 0)
+        let speech = try Microphone.speech("cancel")
+        server.say(speech + [Int16](repeating: 0, count: 16000 * 5))
+        // The answer is in the file (and a little silence after it) before the kill.
+        try waitForRecording(atLeast: started + Double(speech.count) / 16000 + 0.5)
         recording.send(SIGKILL)
         #expect(recording.wait().signal == SIGKILL)
         #expect(spool.pending.count == 1)
@@ -86,9 +109,10 @@ final class RoundTripTests {
     func recordToFile() throws {
         let output = server.directory.appendingPathComponent("answer.mp3")
         let recording = try Speak.start(["record", "-o", output.path, "--quiet"], environment: environment)
-        usleep(300_000)
-        server.say(try Microphone.speech("yes"))
-        usleep(1_500_000)
+        let started = try waitForRecording(atLeast: 0)
+        let speech = try Microphone.speech("yes")
+        server.say(speech)
+        try waitForRecording(atLeast: max(1.2, started + Double(speech.count) / 16000 + 0.5))
         recording.send(SIGINT)
         let result = recording.wait()
         #expect(result.status == 0, "\(result.stderr)")
