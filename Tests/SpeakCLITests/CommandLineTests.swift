@@ -198,7 +198,14 @@ struct CommandLineTests {
         let output = scratch.appendingPathComponent("long.mp3")
         let text = String(repeating: "A very long text that takes a while to write out. ", count: 2000)
         let writing = try Speak.start(["-o", output.path], input: Data(text.utf8))
-        usleep(500_000)
+        // Interrupted mid-write: once its temporary file holds some audio.
+        try poll("speak to start writing", seconds: 10) {
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path).contains { name in
+                let path = scratch.appendingPathComponent(name).path
+                return name.hasPrefix(".speak-")
+                    && ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > 0
+            }
+        }
         writing.send(SIGINT)
         let result = writing.wait()
         #expect(result.status == 130)

@@ -402,16 +402,6 @@ final class Instance {
     private var killed = false
 }
 
-/// Polls `condition` every 20 ms until it holds, or fails after `seconds`.
-func poll(_ what: String, seconds: Double = 30, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return }
-        usleep(20_000)
-    }
-    throw TestFailure("timed out waiting for \(what)")
-}
-
 // MARK: - Load
 
 /// Python client threads sending GET /speak through nginx until told to stop: every other request

@@ -260,7 +260,11 @@ struct ServerScenarioTests {
                 "-s", "-o", output.path, "-w", "%{http_code}", "-H", "Authorization: Bearer \(server.token)", "-d",
                 body, "\(server.url)/speak",
             ])
-        usleep(150_000)
+        // Stopped while the reply is being made: once its cache entry is being written.
+        try poll("the reply to be in flight", seconds: 10) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: server.cacheDirectory.path)) ?? []
+            return names.contains { $0.hasPrefix(".tmp-") }
+        }
         let stopped = server.stop()
         let answered = request.wait()
         #expect(stopped.status == 0)

@@ -139,3 +139,13 @@ enum Speak {
         try start(arguments, environment: environment, input: input).wait()
     }
 }
+
+/// Polls `condition` every 20 ms until it holds, or fails after `seconds`.
+func poll(_ what: String, seconds: Double = 30, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return }
+        usleep(20_000)
+    }
+    throw TestFailure("timed out waiting for \(what)")
+}
