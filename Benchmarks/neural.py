@@ -386,6 +386,7 @@ def main():
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build/release"))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--wer-only", action="store_true", help="only the word error rates")
+    parser.add_argument("--no-wer", action="store_true", help="only the timings, no word error rates")
     args = parser.parse_args()
     speak, speak_full = os.path.join(args.bin, "speak"), os.path.join(args.bin, "speak-full")
     # A binary built with --scratch-path outside .build/ does not find the package's Voices/ itself.
@@ -502,7 +503,8 @@ def main():
     except SkipTimings:
         pass
     try:
-        wer_part(args, results, tmp, speak, speak_full, speak_port)
+        if not args.no_wer:
+            wer_part(args, results, tmp, speak, speak_full, speak_port)
     finally:
         for proc in procs:
             proc.send_signal(signal.SIGTERM)
