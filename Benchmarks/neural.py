@@ -224,13 +224,17 @@ class SocketServer:
             stdout=subprocess.DEVNULL,
             stderr=open(self.log, "w"),
         )
-        wait_socket(self.socket, self.proc)
-        self.modes = (
-            oct(os.stat(os.path.dirname(self.socket)).st_mode & 0o777),
-            oct(os.stat(self.socket).st_mode & 0o777),
-        )
-        self.speak, self.fifo = speak, fifo
-        self.warm = self.say("Warm up.")
+        try:
+            wait_socket(self.socket, self.proc)
+            self.modes = (
+                oct(os.stat(os.path.dirname(self.socket)).st_mode & 0o777),
+                oct(os.stat(self.socket).st_mode & 0o777),
+            )
+            self.speak, self.fifo = speak, fifo
+            self.warm = self.say("Warm up.")
+        except BaseException:
+            self.stop()
+            raise
 
     def say(self, text):
         """(seconds to first audio, peak RSS in MB, cache entries before, after) of `speak -v joe TEXT`."""
@@ -386,6 +390,7 @@ def main():
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build/release"))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--wer-only", action="store_true", help="only the word error rates")
+    parser.add_argument("--no-wer", action="store_true", help="only the timings, no word error rates")
     args = parser.parse_args()
     speak, speak_full = os.path.join(args.bin, "speak"), os.path.join(args.bin, "speak-full")
     # A binary built with --scratch-path outside .build/ does not find the package's Voices/ itself.
@@ -501,16 +506,25 @@ def main():
         print_timings(results, args.rounds)
     except SkipTimings:
         pass
+    except BaseException:
+        stop(procs)  # a failed round must not leave its servers running
+        raise
     try:
-        wer_part(args, results, tmp, speak, speak_full, speak_port)
+        if not args.no_wer:
+            wer_part(args, results, tmp, speak, speak_full, speak_port)
     finally:
-        for proc in procs:
-            proc.send_signal(signal.SIGTERM)
-        for proc in procs:
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop(procs)
+
+
+def stop(procs):
+    """SIGTERM each server, then wait (SIGKILL after 10 s)."""
+    for proc in procs:
+        proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def measure_round(who, name, text, samples, checks, server, speak, speak_port, piper_port, fifo, alsa_env, tmp):

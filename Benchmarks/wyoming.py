@@ -139,11 +139,13 @@ def main():
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"),
                         help="directory of speak and speak-full")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--tts-only", action="store_true", help="only the TTS rows (no wyoming-faster-whisper)")
     arguments = parser.parse_args()
     if arguments.install:
         return install()
     speak = os.path.join(arguments.bin, "speak")
-    needs = [speak, PEER_PYTHON, os.path.join(MODELS, "en_US-joe-medium.onnx"), os.path.join(TINY_EN_CT2, "model.bin")]
+    needs = [speak, PEER_PYTHON, os.path.join(MODELS, "en_US-joe-medium.onnx")]
+    needs += [] if arguments.tts_only else [os.path.join(TINY_EN_CT2, "model.bin")]
     for needed in needs:
         if not os.path.exists(needed):
             raise SystemExit(f"missing {needed} (see the usage at the top of {__file__})")
@@ -159,14 +161,15 @@ def main():
         start([PEER_PYTHON, "-m", "wyoming_piper", "--voice", "en_US-joe-medium", "--data-dir", MODELS,
                "--download-dir", os.path.join(scratch, "piper"), "--uri", f"tcp://127.0.0.1:{ports['piper']}"],
               ports["piper"], log),
-        start([PEER_PYTHON, "-m", "wyoming_faster_whisper", "--model", TINY_EN_CT2, "--data-dir", scratch,
-               "--language", "en",
-               "--uri", f"tcp://127.0.0.1:{ports['whisper']}"], ports["whisper"], log),
     ]
+    if not arguments.tts_only:
+        whisper = [PEER_PYTHON, "-m", "wyoming_faster_whisper", "--model", TINY_EN_CT2, "--data-dir", scratch,
+                   "--language", "en", "--uri", f"tcp://127.0.0.1:{ports['whisper']}"]
+        servers.append(start(whisper, ports["whisper"], log))
     try:
         # The phrases, spoken by speak's joe (22.05 kHz), resampled to Home Assistant's 16 kHz.
         phrases = []
-        for index, phrase in enumerate(PHRASES):
+        for index, phrase in enumerate([] if arguments.tts_only else PHRASES):
             path = os.path.join(scratch, f"phrase{index}.wav")
             subprocess.run([speak, "-v", "joe", "-o", path, phrase], check=True)
             with wave.open(path) as w:
@@ -175,6 +178,7 @@ def main():
 
         tts_sides = [("speak", ports["speak"], "joe"), ("wyoming-piper", ports["piper"], "en_US-joe-medium")]
         stt_sides = [("speak", ports["speak"]), ("wyoming-faster-whisper", ports["whisper"])]
+        stt_sides = [] if arguments.tts_only else stt_sides
         results = {}
 
         async def run():

@@ -30,7 +30,9 @@ final class PiperModel: @unchecked Sendable {
                     settings.model.vits.tokens = tokens
                     settings.model.vits.noise_scale = Float(config.noiseScale)
                     settings.model.vits.noise_scale_w = Float(config.noiseW)
-                    settings.model.vits.length_scale = Float(config.lengthScale)
+                    // sherpa-onnx uses this only when a call's speed is exactly 1, else 1 / speed:
+                    // callers fold the config's length scale into the speed (see `generate`).
+                    settings.model.vits.length_scale = 1
                     settings.model.num_threads = Int32(min(max(cores, 1), 4))
                     settings.model.provider = provider
                     settings.max_num_sentences = 1
@@ -51,7 +53,9 @@ final class PiperModel: @unchecked Sendable {
     deinit { library.api.DestroyOfflineTts(tts) }
 
     /// Audio for one sentence of phonemes (Unicode scalars the model knows), in [-1, 1].
-    /// `speed` > 1 is faster (it divides the model's length scale).
+    /// `speed` is 1 / the length scale the model runs with (> 1 is faster); the config's own scale
+    /// is not applied on top. Pauses stay as the model makes them (piper-tts shortens none), where
+    /// sherpa-onnx's default silence scale (0.2) would cut each pause over 0.2 s to a fifth.
     func generate(_ phonemes: [Int32], speaker: Int, speed: Float) throws(PiperError) -> [Float] {
         guard !phonemes.isEmpty else { return [] }
         slots.wait()
@@ -63,6 +67,7 @@ final class PiperModel: @unchecked Sendable {
                 "".withCString { text in
                     var settings = SherpaOnnxGenerationConfig()
                     settings.speed = speed
+                    settings.silence_scale = 1
                     settings.sid = Int32(speaker)
                     settings.phoneme_codepoints = scalars.baseAddress
                     settings.phoneme_codepoints_lens = lengths

@@ -193,7 +193,9 @@ public final class PiperSynthesizer: Synthesizer {
             piece.unicodeScalars.filter { ids[$0] != nil }.map { Int32(bitPattern: $0.value) }
         }.filter { !$0.isEmpty }
         guard !pieces.isEmpty else { return }
-        let lengthScale = settings.lengthScale.map { $0 / model.config.lengthScale } ?? 1
+        // The length scale the model runs with: the voice's (else the config's), scaled by the rate.
+        let scale = settings.lengthScale ?? model.config.lengthScale
+        let lengthScale = scale > 0 ? scale : 1
         let rate = min(
             max(options.effectiveRate, SpeechOptions.rateRange.lowerBound), SpeechOptions.rateRange.upperBound)
         let speed = Float(Double(rate) / Double(Self.normalRate) / lengthScale)

@@ -5,7 +5,13 @@ import SpeakKit
 
 /// The real joe voice, as Scripts/install-piper installs it, and piper-tts beside it.
 enum Joe {
-    static let catalog = try! VoiceCatalog(directories: [VoiceCatalog.shippedDirectory()!])
+    /// The shipped voices beside the build, else the package's own `Voices/` (a build under a
+    /// `--scratch-path` outside `.build/`, such as /tmp/piper-debug, has none beside it).
+    static let voicesDirectory =
+        VoiceCatalog.shippedDirectory()
+        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Voices")
+        .standardizedFileURL
+    static let catalog = try! VoiceCatalog(directories: [voicesDirectory])
     static let voice = try! catalog.voice(named: "joe")
     /// One synthesizer for the whole test run, so the model loads once.
     static let synthesizer = PiperSynthesizer()
@@ -92,7 +98,13 @@ enum Command {
         posix_spawn_file_actions_addopen(&actions, 0, files[0], O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, files[1], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, files[2], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let environment = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        var settings = environment ?? ProcessInfo.processInfo.environment
+        if VoiceCatalog.shippedDirectory(executable: URL(fileURLWithPath: arguments[0])) == nil {
+            // A build outside `.build/` finds no shipped voices beside it: name the package's.
+            settings["SPEAK_VOICES"] = ([Joe.voicesDirectory.path] + [settings["SPEAK_VOICES"]].compactMap { $0 })
+                .joined(separator: ":")
+        }
+        let environment = settings.map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
