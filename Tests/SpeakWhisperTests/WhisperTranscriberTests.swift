@@ -189,11 +189,25 @@ final class ProgressLog: @unchecked Sendable {
 
 @Suite("whisper threads")
 struct WhisperThreadTests {
-    @Test("threads: the cores shared among the calls, one on a machine busier than its cores")
+    @Test("threads: the cores shared among the calls, less the cores other work is running on")
     func threadChoice() {
-        #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 1, loadAverage: 0.5) == 2)
-        #expect(WhisperTranscriber.threads(cores: 8, concurrentCalls: 3, loadAverage: 2) == 2)
-        #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 4, loadAverage: 0) == 1)
-        #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 1, loadAverage: 2.5) == 1)
+        #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 1, othersRunning: 0, loadAverage: 3) == 2)
+        #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 1, othersRunning: 1, loadAverage: 0.5) == 1)
+        #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 1, othersRunning: 6, loadAverage: 6) == 1)
+        #expect(WhisperTranscriber.threads(cores: 8, concurrentCalls: 3, othersRunning: 1, loadAverage: 2) == 2)
+        #expect(WhisperTranscriber.threads(cores: 8, concurrentCalls: 1, othersRunning: 5, loadAverage: 5) == 3)
+        #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 4, othersRunning: 0, loadAverage: 0) == 1)
+        // Without /proc/stat: the load average, one thread on a machine busier than its cores.
+        #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 1, othersRunning: nil, loadAverage: 0.5) == 2)
+        #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 1, othersRunning: nil, loadAverage: 2.5) == 1)
+    }
+
+    @Test("others running: procs_running in /proc/stat less the caller")
+    func othersRunning() {
+        #expect(WhisperTranscriber.othersRunning(stat: "cpu  1 2 3\nprocs_running 3\nprocs_blocked 0\n") == 2)
+        #expect(WhisperTranscriber.othersRunning(stat: "procs_running 1\n") == 0)
+        #expect(WhisperTranscriber.othersRunning(stat: "cpu  1 2 3\n") == nil)
+        #expect(WhisperTranscriber.othersRunning(stat: nil) == nil)
+        #expect((WhisperTranscriber.othersRunning() ?? -1) >= 0)
     }
 }
