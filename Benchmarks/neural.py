@@ -22,15 +22,16 @@ order flipped each round; medians over rounds.
   the model itself.
 - first byte, HTTP: a running `speak serve` (model warm) POST /v1/audio/speech pcm, and piper-tts'
   own HTTP server (POST /synthesize, a whole WAV), warm.
-- real-time factor: synthesis time / audio duration, warm: speak serve's whole reply, piper-tts
-  in process (PiperVoice.synthesize).
+- real-time factor: whole reply time / audio duration, warm, over HTTP on both sides (speak serve's
+  /v1/audio/speech pcm, piper-tts' /synthesize WAV), alternating; piper-tts in process
+  (PiperVoice.synthesize, no HTTP) is printed beside it.
 - peak RSS: the CLI writing the paragraph to a WAV file (wait4's ru_maxrss).
 - WER of 32 sentences (not the tests'), spoken by joe through speak, espeak-ng's `default`
   through speak, and piper-tts, transcribed by whisper.cpp (pywhispercpp, base model) when it can
   be had, else pocketsphinx free dictation.
 Prints Markdown tables; writes Benchmarks/results/neural.json.
 """
-import argparse, http.client, json, os, re, select, signal, socket, statistics, subprocess, sys, tempfile, time
+import argparse, http.client, io, json, os, re, select, signal, socket, statistics, subprocess, sys, tempfile, time
 import wave
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -455,7 +456,7 @@ def main():
             ).stdout
         )
         results["load"]["piper-tts"] = inproc["load"]
-        results["rtf"]["piper-tts"] = inproc["rtf"]
+        results["rtf_in_process"] = {"piper-tts": inproc["rtf"]}
         http_post(piper_port, "/synthesize", json.dumps({"text": "Warm up."}))
 
         samples = {
@@ -501,7 +502,9 @@ def main():
         results["served_samples"] = {k: {n: samples[k][n]["speak"] for n in TEXTS} for k in ("served", "cached")}
         checks["socket_modes"] = sorted(checks["socket_modes"])
         results["handoff_checks"] = checks
-        results["rtf"]["speak"] = {n: median(by["speak"]) for n, by in samples["rtf"].items()}
+        results["rtf"] = {
+            who: {n: median(by[who]) for n, by in samples["rtf"].items()} for who in ("speak", "piper-tts")
+        }
         results["load_average_after"] = os.getloadavg()
         print_timings(results, args.rounds)
     except SkipTimings:
@@ -552,8 +555,10 @@ def measure_round(who, name, text, samples, checks, server, speak, speak_port, p
         )
     else:
         samples["cold"][name][who].append(first_byte_of([PIPER, "-m", MODEL, "--output-raw"], stdin=text)[0])
-        first, _, _ = http_post(piper_port, "/synthesize", json.dumps({"text": text}))
+        first, total, body = http_post(piper_port, "/synthesize", json.dumps({"text": text}))
         samples["http"][name][who].append(first)
+        with wave.open(io.BytesIO(body)) as reply:
+            samples["rtf"][name][who].append(total / (reply.getnframes() / reply.getframerate()))
         out = os.path.join(tmp, "piper.wav")
         samples["rss"][name][who].append(run_rusage([PIPER, "-m", MODEL, "-f", out], stdin=text)[1])
 
@@ -606,8 +611,11 @@ def print_timings(results, rounds):
         f"model load: speak {results['load']['speak']:.2f} s, piper-tts {results['load']['piper-tts']:.2f} s, "
         f"ratio {results['load']['speak'] / results['load']['piper-tts']:.2f}\n"
     )
-    print("| text | first audio, CLI cold (s) | first byte, HTTP warm (ms) | real-time factor | peak RSS, CLI (MB) |")
-    print("|---|---|---|---|---|")
+    print(
+        "| text | first audio, CLI cold (s) | first byte, HTTP warm (ms) | real-time factor, HTTP warm "
+        "| piper-tts RTF in process | peak RSS, CLI (MB) |"
+    )
+    print("|---|---|---|---|---|---|")
     for n in TEXTS:
         c, h, r = results["cold_first_audio"][n], results["http_first_byte"][n], results["peak_rss_mb"][n]
         rtf = (results["rtf"]["speak"][n], results["rtf"]["piper-tts"][n])
@@ -615,6 +623,7 @@ def print_timings(results, rounds):
             f"| {n} | {c['speak']:.2f} / {c['piper-tts']:.2f} ({c['speak'] / c['piper-tts']:.2f}) "
             f"| {h['speak'] * 1000:.0f} / {h['piper-tts'] * 1000:.0f} ({h['speak'] / h['piper-tts']:.2f}) "
             f"| {rtf[0]:.3f} / {rtf[1]:.3f} ({rtf[0] / rtf[1]:.2f}) "
+            f"| {results['rtf_in_process']['piper-tts'][n]:.3f} "
             f"| {r['speak']:.0f} / {r['piper-tts']:.0f} ({r['speak'] / r['piper-tts']:.2f}) |"
         )
     print("\n(speak / piper-tts (ratio))\n")
