@@ -17,13 +17,14 @@ package struct SpeakCommand {
         if options.help { return print(helpText) }
         if options.version { return print("speak \(speakVersion)") }
         Interrupt.install()
-        if options.voiceName != "?", options.device != "?", options.playFile ?? audioFileArgument == nil {
+        let fileToPlay = options.playFile ?? audioFileArgument
+        if options.voiceName != "?", options.device != "?", fileToPlay == nil {
             EspeakSynthesizer.prepareInBackground()
         }
         let catalog = try VoiceCatalog.standard(adding: options.voicesDirectory)
         if options.voiceName == "?" { return print(voiceListing(catalog)) }
         if options.device == "?" { return print(deviceListing()) }
-        if let file = options.playFile ?? audioFileArgument { return try playFile(file) }
+        if let file = fileToPlay { return try playFile(file) }
 
         let text = try readText()
         if let remote = options.remote {
