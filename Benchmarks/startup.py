@@ -2,12 +2,15 @@
 """How fast `speak` starts, side by side with `espeak-ng`, in one run, alternating.
 
 Run from the package root:   Benchmarks/startup.py [--runs 15] [--speak .build/release/speak]
+                                                   [--before OTHER/speak]
 
 1. `--version`: wall time and peak RSS of the whole process.
 2. `-o FILE TEXT` against `espeak-ng -w FILE TEXT`: wall time.
 3. First audio on plain ALSA (no PulseAudio): ALSA's `file` plugin writes what a program plays
    into a FIFO this script reads; first audio is process start -> first non-zero sample read.
    Both programs play through ALSA's `default` device, pointed at that plugin by an asoundrc.
+`--before` adds another build of speak (e.g. the one before a change) to the same alternating
+runs, as a third column with its own ratio to espeak-ng.
 Prints medians and ratios speak / espeak-ng as a Markdown table; writes
 Benchmarks/results/startup.json. The PulseAudio path is Benchmarks/playback.py.
 """
@@ -65,8 +68,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--speak", default=os.path.join(ROOT, ".build/release/speak"))
+    parser.add_argument("--before", help="another speak binary, measured in the same runs")
     options = parser.parse_args()
     speak, runs = os.path.abspath(options.speak), options.runs
+    commands = {"speak": speak, "espeak-ng": "espeak-ng"}
+    if options.before:
+        commands["before"] = os.path.abspath(options.before)
+    names = list(commands)
 
     scratch = tempfile.mkdtemp(prefix="speak-startup-")
     fifo = os.path.join(scratch, "alsa.fifo")
@@ -78,44 +86,45 @@ def main():
     reader = FirstAudio(fifo)
     reader.start()
 
-    results = {"version": {"speak": [], "espeak-ng": []}, "file": {"speak": [], "espeak-ng": []},
-               "first_audio": {text: {"speak": [], "espeak-ng": []} for text in TEXTS}}
-    commands = {"speak": speak, "espeak-ng": "espeak-ng"}
+    results = {"version": {name: [] for name in names}, "file": {name: [] for name in names},
+               "first_audio": {text: {name: [] for name in names} for text in TEXTS}}
     for run in range(runs):
-        for name in (["speak", "espeak-ng"] if run % 2 == 0 else ["espeak-ng", "speak"]):
+        for name in (names if run % 2 == 0 else names[::-1]):
             results["version"][name].append(timed([commands[name], "--version"], env))
             out = os.path.join(scratch, "out.wav")
-            flag = "-o" if name == "speak" else "-w"
+            flag = "-w" if name == "espeak-ng" else "-o"
             results["file"][name].append(timed([commands[name], flag, out, TEXTS[1]], env)[0])
             for text in TEXTS:
                 # Both speak en-us at 175 wpm: speak's default voice.
-                command = [speak, text] if name == "speak" else ["espeak-ng", "-v", "en-us", "-s", "175", text]
+                command = (["espeak-ng", "-v", "en-us", "-s", "175", text] if name == "espeak-ng"
+                           else [commands[name], text])
                 results["first_audio"][text][name].append(first_audio(command, env, reader))
 
     ms = lambda seconds: 1000 * seconds
-    rows = []
-    v_speak = [w for w, _ in results["version"]["speak"]]
-    v_espeak = [w for w, _ in results["version"]["espeak-ng"]]
-    rss_speak = statistics.median(r for _, r in results["version"]["speak"]) / 1024
-    rss_espeak = statistics.median(r for _, r in results["version"]["espeak-ng"]) / 1024
-    rows.append(("`--version` wall, ms", ms(statistics.median(v_speak)), ms(statistics.median(v_espeak))))
-    rows.append(("`--version` peak RSS, MB", rss_speak, rss_espeak))
-    rows.append(("`-o x.wav` / `-w x.wav`, one sentence, ms", ms(statistics.median(results["file"]["speak"])),
-                 ms(statistics.median(results["file"]["espeak-ng"]))))
+    median = lambda kind, f=lambda v: v: {name: statistics.median(f(v) for v in results[kind][name]) for name in names}
+    rows = [("`--version` wall, ms", {n: ms(v) for n, v in median("version", lambda v: v[0]).items()}),
+            ("`--version` peak RSS, MB", {n: v / 1024 for n, v in median("version", lambda v: v[1]).items()}),
+            ("`-o x.wav` / `-w x.wav`, one sentence, ms", {n: ms(v) for n, v in median("file").items()})]
     for text in TEXTS:
-        values = {name: [v for v in results["first_audio"][text][name] if v is not None] for name in commands}
-        missing = {name: runs - len(values[name]) for name in commands}
+        values = {name: [v for v in results["first_audio"][text][name] if v is not None] for name in names}
+        missing = {name: runs - len(values[name]) for name in names}
         label = (f"first audio, plain ALSA, \"{text[:40]}\", ms"
                  + (f" (no audio: {missing})" if any(missing.values()) else ""))
-        rows.append((label, ms(statistics.median(values["speak"])), ms(statistics.median(values["espeak-ng"]))))
+        rows.append((label, {name: ms(statistics.median(values[name])) for name in names}))
+    before = "before" in commands
     print(f"medians of {runs} alternating runs\n")
-    print("| what | speak | espeak-ng | ratio |\n|---|--:|--:|--:|")
-    for label, ours, theirs in rows:
-        print(f"| {label} | {ours:.1f} | {theirs:.1f} | **{ours / theirs:.2f}×** |")
+    print("| what | speak | espeak-ng | ratio |" + (" before | ratio |" if before else "")
+          + "\n|---|--:|--:|--:|" + ("--:|--:|" if before else ""))
+    for label, value in rows:
+        ratio = value["speak"] / value["espeak-ng"]
+        line = f"| {label} | {value['speak']:.1f} | {value['espeak-ng']:.1f} | **{ratio:.2f}×** |"
+        if before:
+            line += f" {value['before']:.1f} | {value['before'] / value['espeak-ng']:.2f}× |"
+        print(line)
     os.makedirs(os.path.join(ROOT, "Benchmarks/results"), exist_ok=True)
     with open(os.path.join(ROOT, "Benchmarks/results/startup.json"), "w") as out:
-        json.dump({"runs": runs, "rows": [{"what": r[0], "speak": r[1], "espeak-ng": r[2]} for r in rows]}, out,
-                  indent=1)
+        json.dump({"runs": runs, "load": os.getloadavg(), "binaries": commands,
+                   "rows": [{"what": label, **value} for label, value in rows]}, out, indent=1)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ int speak_espeak_open(SpeakEspeak *api, char *error, size_t error_size) {
     SPEAK_RESOLVE(Initialize, espeak_Initialize);
     SPEAK_RESOLVE(SetSynthCallback, espeak_SetSynthCallback);
     SPEAK_RESOLVE(SetVoiceByName, espeak_SetVoiceByName);
+    SPEAK_RESOLVE(SetVoiceByFile, espeak_SetVoiceByFile);
+    SPEAK_RESOLVE(Info, espeak_Info);
     SPEAK_RESOLVE(SetParameter, espeak_SetParameter);
     SPEAK_RESOLVE(SetPhonemeTrace, espeak_SetPhonemeTrace);
     SPEAK_RESOLVE(Synth, espeak_Synth);

@@ -18,9 +18,14 @@ package struct SpeakCommand {
         if options.version { return print("speak \(speakVersion)") }
         Interrupt.install()
         let fileToPlay = options.playFile ?? audioFileArgument
-        if options.voiceName != "?", options.device != "?", fileToPlay == nil {
-            EspeakSynthesizer.prepareInBackground()
-        }
+        let synthesises = options.voiceName != "?" && options.device != "?" && fileToPlay == nil
+        if synthesises { EspeakSynthesizer.prepareInBackground() }
+        // Words given as arguments will be played here: take the turn at the speaker and open the
+        // device now, while the voices are read (text from a file or a pipe may take its time).
+        let player =
+            synthesises && !options.words.isEmpty && options.inputFile == nil && options.output == nil
+                && options.remote == nil && options.phonemes == nil
+            ? try self.player.openingAhead(sampleRate: EspeakSynthesizer.usualSampleRate) : self.player
         let catalog = try VoiceCatalog.standard(adding: options.voicesDirectory)
         if options.voiceName == "?" { return print(voiceListing(catalog)) }
         if options.device == "?" { return print(deviceListing()) }

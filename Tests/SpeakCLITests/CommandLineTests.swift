@@ -52,6 +52,47 @@ struct CommandLineTests {
         #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 0.3)
     }
 
+    /// The espeak-ng names the shipped voices had before they named their files, which espeak-ng
+    /// finds by searching every voice file.
+    static let searchedNames = [
+        "gmw/en-US": "en-us", "gmw/en-GB-x-rp": "en-gb-x-rp", "gmw/de": "de", "roa/fr": "fr", "bnt/sw": "sw",
+    ]
+
+    @Test("a shipped voice, read from its own espeak-ng file, sounds as the name espeak-ng searches for does")
+    func voiceFilesSoundAsSearchedNames() throws {
+        // espeak-ng carries state from one utterance to the next: each is its own process.
+        let shipped = VoiceCatalog.shippedDirectory()!
+        var compared = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: shipped.path) where file.hasSuffix(".json") {
+            var json = try #require(
+                JSONSerialization.jsonObject(with: Data(contentsOf: shipped.appendingPathComponent(file)))
+                    as? [String: Any])
+            guard let identifier = json["espeakVoice"] as? String else { continue }
+            let searched = try #require(Self.searchedNames[identifier], "\(file): \(identifier)")
+            let name = try #require(json["name"] as? String)
+            json["name"] = name + "-searched"
+            json["espeakVoice"] = searched
+            try JSONSerialization.data(withJSONObject: json).write(to: scratch.appendingPathComponent(file))
+            for flags in [[], ["--ssml"]] {
+                func render(_ voice: String) throws -> Data {
+                    let output = scratch.appendingPathComponent("\(voice).wav")
+                    let text =
+                        flags.isEmpty
+                        ? "Build passed, at 10:42." : #"<speak>Build passed. <s xml:lang="fr">Bonjour.</s></speak>"#
+                    let result = try Speak.run(
+                        ["--voices-dir", scratch.path, "-v", voice, "-o", output.path] + flags + [text])
+                    #expect(result.status == 0, "\(result.stderr)")
+                    return try Data(contentsOf: output)
+                }
+                let byFile = try render(name)
+                let bySearch = try render(name + "-searched")
+                #expect(byFile.count > 20_000 && byFile == bySearch, "\(name) \(flags)")
+                compared += 1
+            }
+        }
+        #expect(compared == 2 * 7)
+    }
+
     @Test("-a '?' lists playback devices as aplay -L does")
     func listsDevices() throws {
         let result = try Speak.run(["-a", "?"])

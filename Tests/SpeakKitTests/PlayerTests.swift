@@ -51,4 +51,39 @@ struct PlayerTests {
         try play(player, expecting: 22050, chunksAt: 22050)
         #expect(try recording(file).samples == samples)
     }
+
+    @Test(
+        "a turn taken ahead holds the speaker, opens the device before any audio, and plays", arguments: [22050, 8000])
+    func openedAhead(guess: Int) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("player-\(UUID()).wav")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let ahead = try Player(device: "file:FILE=\(file.path),FORMAT=wav").openingAhead(sampleRate: guess)
+        // Held: a player that will not wait is told the speaker is busy.
+        #expect(throws: PlaybackBusy.self) {
+            try play(Player(device: "null", waitForTurn: false), expecting: nil, chunksAt: 22050)
+        }
+        try ahead.play { write in
+            // ALSA's file plugin creates its file when the device opens: before the first chunk.
+            var waited = 0
+            while !FileManager.default.fileExists(atPath: file.path) && waited < 1000 {
+                usleep(5000)
+                waited += 1
+            }
+            #expect(FileManager.default.fileExists(atPath: file.path), "the device was not opened ahead")
+            try samples.withUnsafeBufferPointer { try write(PCMChunk(samples: $0, sampleRate: 22050)) }
+        }
+        let heard = try recording(file)
+        #expect(heard.sampleRate == 22050)
+        #expect(heard.samples == samples)
+    }
+
+    @Test("a turn taken ahead and never played lets the speaker and its device go")
+    func aheadUnplayed() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("player-\(UUID()).wav")
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = try Player(device: "file:FILE=\(file.path),FORMAT=wav").openingAhead(sampleRate: 22050)
+        // The next player gets its turn (it would wait for ever if the turn were kept) and plays.
+        try play(Player(device: "file:FILE=\(file.path),FORMAT=wav"), expecting: 22050, chunksAt: 22050)
+        #expect(try recording(file).samples == samples)
+    }
 }

@@ -80,7 +80,7 @@ struct SynthesisTests {
             #expect(try EspeakVoiceSettings(of: voice) == voice.settings(as: EspeakVoiceSettings.self), "\(voice.name)")
         }
         let nadia = try EspeakVoiceSettings(of: catalog.voice(named: "nadia"))
-        #expect(nadia.voice == "sw" && nadia.variant == "f3" && nadia.transliteration?["ɓ"] == "b")
+        #expect(nadia.voice == "bnt/sw" && nadia.variant == "f3" && nadia.transliteration?["ɓ"] == "b")
         let cases: [(JSONValue, String)] = [
             (.object([:]), "'voice' (an espeak-ng voice name such as en-us) is required"),
             (.object(["voice": .number(1)]), "'voice' (an espeak-ng voice name such as en-us) is required"),
@@ -94,6 +94,25 @@ struct SynthesisTests {
         for (settings, reason) in cases {
             let voice = Voice(name: "odd", language: "en", engine: "espeak", settings: settings)
             #expect(throws: VoiceError.invalidSettings("odd", "espeak", reason)) { try EspeakVoiceSettings(of: voice) }
+        }
+    }
+
+    @Test("a shipped voice opens its own espeak-ng file; other names take espeak-ng's search")
+    func voiceByFile() throws {
+        for voice in catalog.voices where voice.engine == EspeakSynthesizer.engineName {
+            let name = try EspeakVoiceSettings(of: voice).espeakName
+            let selection = try synthesizer.lock.withLock { try synthesizer.selectVoice(name) }
+            #expect(selection == .file, "\(voice.name): \(name)")
+        }
+        for name in ["en-us", "sw+f3", "gmw/en"] {
+            #expect(
+                try synthesizer.lock.withLock { try synthesizer.selectVoice(name) }
+                    == (name.contains("/") ? .file : .search))
+        }
+        for name in ["gmw/no-such-voice", "../gmw/en-US", "no-such-voice"] {
+            #expect(throws: EspeakError.self, "\(name)") {
+                try synthesizer.lock.withLock { try synthesizer.selectVoice(name) }
+            }
         }
     }
 

@@ -15,6 +15,8 @@ typedef struct SpeakEspeak {
     __typeof__(espeak_Initialize) *Initialize;
     __typeof__(espeak_SetSynthCallback) *SetSynthCallback;
     __typeof__(espeak_SetVoiceByName) *SetVoiceByName;
+    __typeof__(espeak_SetVoiceByFile) *SetVoiceByFile;
+    __typeof__(espeak_Info) *Info;
     __typeof__(espeak_SetParameter) *SetParameter;
     __typeof__(espeak_SetPhonemeTrace) *SetPhonemeTrace;
     __typeof__(espeak_Synth) *Synth;

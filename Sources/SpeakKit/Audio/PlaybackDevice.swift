@@ -125,9 +125,10 @@ final class OpeningDevice: Sendable {
     }
 
     /// Waits until the device is open. Returns it if it opened at `sampleRate`, `nil` (and closes
-    /// it) if the audio comes at another rate; throws why it did not open. Call it once.
+    /// it) if the audio comes at another rate; throws why it did not open. Later calls return `nil`.
     func device(at sampleRate: Int) throws(ALSAError) -> PlaybackDevice? {
         finished.wait()
+        finished.signal()  // for any later call
         let result = opened.withLock { $0.take() }
         guard sampleRate == self.sampleRate, let result else { return nil }
         return try result.get()

@@ -8,6 +8,8 @@ public struct Player: Sendable {
     public var waitForTurn: Bool
     /// Polled between periods; when it turns true, playback stops and `PlaybackInterrupted` is thrown.
     public var shouldStop: @Sendable () -> Bool
+    /// The turn taken by ``openingAhead(sampleRate:)``, for the next `play`.
+    private var ahead: Locked<PlaybackTurn?>?
 
     public init(
         device: String = Player.defaultDevice, waitForTurn: Bool = true,
@@ -28,28 +30,37 @@ public struct Player: Sendable {
     public func play<Result>(
         expectedSampleRate: Int? = nil, _ produce: (_ write: (PCMChunk) throws -> Void) throws -> Result
     ) throws -> Result {
-        let lock = try PlaybackLock(wait: waitForTurn, shouldStop: shouldStop)
-        var opening = expectedSampleRate.map { OpeningDevice(name: device, sampleRate: $0) }
-        // Never leave it opening: a device held past this call would be busy for the next one.
-        defer { _ = try? opening?.device(at: 0) }
-        var output: PlaybackDevice?
-        let result = try produce { chunk in
-            do {
-                if output == nil {
-                    let ahead = opening
-                    opening = nil  // asked once, whether it opened or failed
-                    output =
-                        try ahead?.device(at: chunk.sampleRate)
-                        ?? PlaybackDevice(name: device, sampleRate: chunk.sampleRate)
+        let turn =
+            try ahead?.withLock { $0.take() }
+            ?? PlaybackTurn(device: device, sampleRate: expectedSampleRate, wait: waitForTurn, shouldStop: shouldStop)
+        return try withExtendedLifetime(turn) {
+            var output: PlaybackDevice?
+            let result = try produce { chunk in
+                do {
+                    if output == nil {
+                        output =
+                            try turn.device(at: chunk.sampleRate)
+                            ?? PlaybackDevice(name: device, sampleRate: chunk.sampleRate)
+                    }
+                    try output!.write(chunk.samples, shouldStop: shouldStop)
+                } catch let error as ALSAError {
+                    throw error.playbackError
                 }
-                try output!.write(chunk.samples, shouldStop: shouldStop)
-            } catch let error as ALSAError {
-                throw error.playbackError
             }
+            do { try output?.drain(shouldStop: shouldStop) } catch let error as ALSAError { throw error.playbackError }
+            return result
         }
-        do { try output?.drain(shouldStop: shouldStop) } catch let error as ALSAError { throw error.playbackError }
-        _ = consume lock
-        return result
+    }
+
+    /// This player with its turn at the speaker taken now and the device opening at `sampleRate`
+    /// on another thread, for a caller that knows it will play before it knows what: `speak TEXT`
+    /// reads its voices meanwhile, so the device is open when the first chunk comes. The next
+    /// `play` uses both (a rate guessed wrong costs a reopen); until then the turn is held.
+    public func openingAhead(sampleRate: Int) throws -> Player {
+        var player = self
+        player.ahead = Locked(
+            try PlaybackTurn(device: device, sampleRate: sampleRate, wait: waitForTurn, shouldStop: shouldStop))
+        return player
     }
 
     /// Plays a whole buffer.
@@ -61,4 +72,22 @@ public struct Player: Sendable {
 
     /// Playback devices as `aplay -L` lists them.
     public static func devices() -> [(name: String, description: String)] { PlaybackDevice.list() }
+}
+
+/// A turn at the speaker (the machine-wide lock) and, when the audio's rate is known beforehand,
+/// the device opening for it on another thread.
+final class PlaybackTurn: Sendable {
+    private let lock: PlaybackLock
+    private let opening: OpeningDevice?
+
+    init(device: String, sampleRate: Int?, wait: Bool, shouldStop: () -> Bool) throws {
+        lock = try PlaybackLock(wait: wait, shouldStop: shouldStop)
+        opening = sampleRate.map { OpeningDevice(name: device, sampleRate: $0) }
+    }
+
+    /// The device opened ahead, if it opened at `sampleRate`; `nil` if none was, or at another rate.
+    func device(at sampleRate: Int) throws(ALSAError) -> PlaybackDevice? { try opening?.device(at: sampleRate) }
+
+    // Never leave it opening: a device held past the turn would be busy for the next one.
+    deinit { _ = try? opening?.device(at: 0) }
 }

@@ -25,7 +25,7 @@ extension EspeakSynthesizer {
     public func phonemeClauses(_ text: String, voice: String) throws -> [EspeakPhonemeClause] {
         let bytes = Array(text.utf8) + [0]
         return try lock.withLock { () throws(EspeakError) -> [EspeakPhonemeClause] in
-            try EspeakError.check(api.SetVoiceByName(voice).rawValue, "espeak_SetVoiceByName(\"\(voice)\")")
+            try selectVoice(voice)
             return bytes.withUnsafeBufferPointer { buffer in
                 let start = UnsafeRawPointer(buffer.baseAddress!)
                 var clauses: [EspeakPhonemeClause] = []

@@ -9,10 +9,14 @@ import Foundation
 public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     /// The sample rate of the PCM espeak-ng produces (22050 Hz for its own voices).
     public let sampleRate: Int
+    /// The rate espeak-ng's own voices speak at, known before it is loaded.
+    public static let usualSampleRate = 22050
     /// Held around every call into libespeak-ng (also by extensions in other files).
     let lock = NSLock()
     /// libespeak-ng's functions, opened with the synthesizer (see CEspeakNG.h).
     let api: SpeakEspeak
+    /// espeak-ng's data directory (`…/espeak-ng-data`), where its voice files are.
+    private let dataPath: String
 
     public var features: SynthesisFeatures { [.ssml, .rate, .pitch, .volume, .streaming] }
 
@@ -46,6 +50,9 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
             throw EspeakError(code: rate, function: "espeak_Initialize", message: "cannot load espeak-ng-data")
         }
         sampleRate = Int(rate)
+        var path: UnsafePointer<CChar>?
+        _ = api.Info(&path)
+        dataPath = path.map { String(cString: $0) } ?? ""
         api.SetSynthCallback(synthCallback)
     }
 
@@ -99,14 +106,45 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     }
 
     private func configure(_ options: SpeechOptions, _ voice: EspeakVoiceSettings) throws(EspeakError) {
-        let name = voice.espeakName
-        try EspeakError.check(api.SetVoiceByName(name).rawValue, "espeak_SetVoiceByName(\"\(name)\")")
+        try selectVoice(voice.espeakName)
         try EspeakError.check(
             api.SetParameter(espeakRATE, Int32(options.effectiveRate), 0).rawValue, "espeak_SetParameter(rate)")
         try EspeakError.check(
             api.SetParameter(espeakPITCH, Int32(options.effectivePitch), 0).rawValue, "espeak_SetParameter(pitch)")
         try EspeakError.check(
             api.SetParameter(espeakVOLUME, Int32(options.volume), 0).rawValue, "espeak_SetParameter(volume)")
+    }
+
+    /// How ``selectVoice(_:)`` found a voice.
+    enum VoiceSelection: Equatable {
+        /// Its file, named by its identifier (`gmw/en-US`): one file read.
+        case file
+        /// espeak-ng's search of every voice file.
+        case search
+    }
+
+    /// Makes `name` (`gmw/en-US`, `sw+f3`) espeak-ng's current voice. Call it holding `lock`.
+    ///
+    /// `espeak_SetVoiceByName` reads all ~360 voice files of espeak-ng-data to find a name (2-3 ms,
+    /// a fifth of `speak TEXT`'s start) unless the name, lowercased, is a file's path under
+    /// `voices/` or `lang/`, which `gmw/en-US` never is. So a name that is a voice file's
+    /// identifier is opened here, in its own case, and handed to `espeak_SetVoiceByFile` as
+    /// `/proc/self/fd/N` (which lowercases its path too); any other name takes the search.
+    @discardableResult
+    func selectVoice(_ name: String) throws(EspeakError) -> VoiceSelection {
+        let parts = name.split(separator: "+", maxSplits: 1, omittingEmptySubsequences: false)
+        let identifier = parts[0]
+        let variant = parts.count > 1 ? "+" + parts[1] : ""
+        if identifier.contains("/"), !identifier.split(separator: "/").contains(".."), !dataPath.isEmpty {
+            for directory in ["voices", "lang"] {
+                let file = open("\(dataPath)/\(directory)/\(identifier)", O_RDONLY | O_CLOEXEC)
+                guard file >= 0 else { continue }
+                defer { close(file) }
+                if api.SetVoiceByFile("/proc/self/fd/\(file)\(variant)") == EE_OK { return .file }
+            }
+        }
+        try EspeakError.check(api.SetVoiceByName(name).rawValue, "espeak_SetVoiceByName(\"\(name)\")")
+        return .search
     }
 
     private func speak(

@@ -10,7 +10,7 @@ public struct VoiceCatalog: Sendable {
 
     /// espeak-ng's own English, for when no voice file names itself `default`.
     public static let builtInDefault = Voice.espeak(
-        name: defaultVoiceName, language: "en-US", EspeakVoiceSettings(voice: "en-us"),
+        name: defaultVoiceName, language: "en-US", EspeakVoiceSettings(voice: "gmw/en-US"),
         description: "American English, espeak-ng's standard voice.")
 
     public init(voices: [Voice]) {
