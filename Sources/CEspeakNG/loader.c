@@ -1,7 +1,10 @@
 #include "CEspeakNG.h"
 
 #include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 // The soname Debian's libespeak-ng1 installs (the -dev package's .so link may be absent).
 static const char *const library = "libespeak-ng.so.1";
@@ -16,7 +19,37 @@ static const char *const library = "libespeak-ng.so.1";
         }                                                                                 \
     } while (0)
 
+// speak's stand-in for libpcaudio.so.0 (Scripts/silent-pcaudio.c): under the executable's prefix
+// (PREFIX/bin/speak and PREFIX/libexec/speak/speak-full find PREFIX/lib/speak), then where
+// Scripts/install-deps puts it.
+static const char *const silent_pcaudio = "libspeak-silent-pcaudio.so";
+static const char *const beside_prefix[] = {"/../lib/speak/", "/../../lib/speak/"};
+static const char *const installed = "/usr/local/lib/speak/";
+
+static int open_if_there(const char *directory, const char *subdirectory) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s%s%s", directory, subdirectory, silent_pcaudio);
+    return access(path, R_OK) == 0 && dlopen(path, RTLD_NOW | RTLD_LOCAL) != NULL;
+}
+
+// Opens the stand-in, if there is one: the dynamic loader then takes it for libespeak-ng's
+// libpcaudio.so.0 dependency (the same soname) and never maps the real one and the ~30 libraries
+// behind it. Without it espeak-ng opens as it always did, 3-8 ms slower.
+static void open_silent_pcaudio(void) {
+    char executable[PATH_MAX];
+    ssize_t length = readlink("/proc/self/exe", executable, sizeof(executable) - 1);
+    if (length > 0) {
+        executable[length] = 0;
+        const char *directory = dirname(executable);
+        for (size_t i = 0; i < sizeof(beside_prefix) / sizeof(beside_prefix[0]); i++) {
+            if (open_if_there(directory, beside_prefix[i])) return;
+        }
+    }
+    open_if_there("", installed);
+}
+
 int speak_espeak_open(SpeakEspeak *api, char *error, size_t error_size) {
+    open_silent_pcaudio();
     void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         const char *reason = dlerror();

@@ -19,13 +19,15 @@ package struct SpeakCommand {
         Interrupt.install()
         let fileToPlay = options.playFile ?? audioFileArgument
         let synthesises = options.voiceName != "?" && options.device != "?" && fileToPlay == nil
-        if synthesises { EspeakSynthesizer.prepareInBackground() }
         // Words given as arguments will be played here: take the turn at the speaker and open the
         // device now, while the voices are read (text from a file or a pipe may take its time).
+        // First, as it takes longest: ALSA reads its configuration, and its PulseAudio hook loads
+        // PulseAudio's client libraries.
         let player =
             synthesises && !options.words.isEmpty && options.inputFile == nil && options.output == nil
                 && options.remote == nil && options.phonemes == nil
             ? try self.player.openingAhead(sampleRate: EspeakSynthesizer.usualSampleRate) : self.player
+        if synthesises { EspeakSynthesizer.prepareInBackground() }
         let catalog = try VoiceCatalog.standard(adding: options.voicesDirectory)
         if options.voiceName == "?" { return print(voiceListing(catalog)) }
         if options.device == "?" { return print(deviceListing()) }

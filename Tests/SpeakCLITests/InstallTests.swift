@@ -104,6 +104,7 @@ struct InstallTests {
                 files.fileExists(atPath: prefix.appendingPathComponent("share/speak/Voices/\(voice)").path), "\(voice)")
         }
         #expect(files.fileExists(atPath: prefix.appendingPathComponent("share/man/man1/speak.1").path))
+        #expect(files.fileExists(atPath: prefix.appendingPathComponent("lib/speak/libspeak-silent-pcaudio.so").path))
         let unit = try String(
             contentsOf: prefix.appendingPathComponent("lib/systemd/system/speak.service"), encoding: .utf8)
         #expect(unit.contains("\nExecStart=\(prefix.path)/bin/speak serve "), "\(unit)")

@@ -56,6 +56,28 @@ struct StartupTests {
         #expect(loaded.isEmpty, "speak \(arguments.joined(separator: " ")) loaded \(loaded)")
     }
 
+    @Test(
+        "speak TEXT and -o open espeak-ng without pcaudio: the stand-in answers for it",
+        arguments: [["-a", "null", "Build passed."], ["-o", "{dir}/reply.wav", "Build passed."]])
+    func espeakWithoutItsAudio(arguments: [String]) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "speak-ld-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (result, libraries) = try Self.librariesLoaded(
+            arguments.map { $0.replacingOccurrences(of: "{dir}", with: directory.path) }, in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(libraries.contains("libespeak-ng.so.1") && libraries.contains("libspeak-silent-pcaudio.so"))
+        #expect(!libraries.contains { $0.hasPrefix("libpcaudio") }, "\(libraries)")
+        // Without a device nothing loads PulseAudio's client (playing, ALSA's pulse hook may).
+        if arguments[0] == "-o" {
+            let audio = libraries.filter {
+                ["libpulse", "libX11", "libsndfile", "libFLAC"].contains(where: $0.hasPrefix)
+            }
+            #expect(audio.isEmpty, "\(audio)")
+        }
+    }
+
     @Test("the same trace sees the heavy libraries in speak serve's binary, so the check can fail")
     func traceSeesHeavyLibraries() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
