@@ -15,16 +15,16 @@ struct SessionTests {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
 
-    @Test("ONNX Runtime gets a thread a core (at most 4) that sleeps when idle; the environment overrides both")
+    @Test("ONNX Runtime gets a thread a core (at most 4), spinning as its default; the environment overrides both")
     func standard() {
-        #expect(SessionSettings.standard(cores: 2, environment: [:]) == SessionSettings(threads: 2, spinning: false))
+        #expect(SessionSettings.standard(cores: 2, environment: [:]) == SessionSettings(threads: 2, spinning: true))
         #expect(SessionSettings.standard(cores: 16, environment: [:]).threads == 4)
         let chosen = SessionSettings.standard(
-            cores: 2, environment: ["SPEAK_PIPER_THREADS": "1", "SPEAK_PIPER_SPINNING": "1"])
-        #expect(chosen == SessionSettings(threads: 1, spinning: true))
+            cores: 2, environment: ["SPEAK_PIPER_THREADS": "1", "SPEAK_PIPER_SPINNING": "0"])
+        #expect(chosen == SessionSettings(threads: 1, spinning: false))
         let nonsense = SessionSettings.standard(
             cores: 2, environment: ["SPEAK_PIPER_THREADS": "0", "SPEAK_PIPER_SPINNING": "yes"])
-        #expect(nonsense == SessionSettings(threads: 2, spinning: false))
+        #expect(nonsense == SessionSettings(threads: 2, spinning: true))
     }
 
     @Test("the settings reach sherpa-onnx as a provider config file that exists only while the model loads")
