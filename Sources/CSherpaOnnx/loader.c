@@ -14,6 +14,13 @@
         }                                                                                    \
     } while (0)
 
+/* ONNX Runtime's entry point: OrtGetApiBase() returns these two function pointers, the one part of
+ * its C API whose layout never changes. Only the version string is read here. */
+typedef struct SpeakOrtApiBase {
+    const void *(*GetApi)(uint32_t version);
+    const char *(*GetVersionString)(void);
+} SpeakOrtApiBase;
+
 int speak_sherpa_onnx_open(const char *path, SpeakSherpaOnnx *api, char *error, size_t error_size) {
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
@@ -28,5 +35,9 @@ int speak_sherpa_onnx_open(const char *path, SpeakSherpaOnnx *api, char *error, 
     SPEAK_RESOLVE(OfflineTtsNumSpeakers, SherpaOnnxOfflineTtsNumSpeakers);
     SPEAK_RESOLVE(OfflineTtsGenerateWithConfig, SherpaOnnxOfflineTtsGenerateWithConfig);
     SPEAK_RESOLVE(DestroyOfflineTtsGeneratedAudio, SherpaOnnxDestroyOfflineTtsGeneratedAudio);
+    /* Searched in the library and what it loaded: the ONNX Runtime (or install-piper's shim) beside it. */
+    const SpeakOrtApiBase *(*base)(void) = (const SpeakOrtApiBase *(*)(void))dlsym(handle, "OrtGetApiBase");
+    const SpeakOrtApiBase *api_base = base ? base() : NULL;
+    api->onnxruntime_version = api_base && api_base->GetVersionString ? api_base->GetVersionString() : NULL;
     return 0;
 }

@@ -14,40 +14,68 @@ final class PiperModel: @unchecked Sendable {
     let sampleRate: Int
     let speakers: Int
     private let library: SherpaOnnxLibrary
+    /// The file sherpa-onnx loaded: the model, or its optimised copy.
+    let loadedModel: URL
     private let tts: OpaquePointer
     private let slots: DispatchSemaphore
     /// How many generate calls this model has made (the tests' window into streaming).
     let generated = Atomic(0)
 
-    init(files: PiperVoicePreparation.Prepared, config: PiperVoiceConfig, library: SherpaOnnxLibrary) throws(PiperError)
-    {
+    init(
+        files: PiperVoicePreparation.Prepared, config: PiperVoiceConfig, library: SherpaOnnxLibrary,
+        session: SessionSettings = .standard()
+    ) throws(PiperError) {
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        let made = files.model.path.withCString { model in
-            files.tokens.path.withCString { tokens in
-                "cpu".withCString { provider in
-                    var settings = SherpaOnnxOfflineTtsConfig()
-                    settings.model.vits.model = model
-                    settings.model.vits.tokens = tokens
-                    settings.model.vits.noise_scale = Float(config.noiseScale)
-                    settings.model.vits.noise_scale_w = Float(config.noiseW)
-                    // sherpa-onnx uses this only when a call's speed is exactly 1, else 1 / speed:
-                    // callers fold the config's length scale into the speed (see `generate`).
-                    settings.model.vits.length_scale = 1
-                    settings.model.num_threads = Int32(min(max(cores, 1), 4))
-                    settings.model.provider = provider
-                    settings.max_num_sentences = 1
-                    return library.api.CreateOfflineTts(&settings)
-                }
-            }
+        var session = session
+        var path = files.model.path
+        if let optimized = PiperVoicePreparation.currentOptimizedFile(
+            for: files.model, onnxRuntime: library.onnxRuntimeVersion)
+        {
+            path = optimized.path
+            session.optimizationLevel = 0
+        }
+        var made = Self.create(path, files: files, config: config, library: library, session: session)
+        if made == nil, path != files.model.path {
+            // An optimised model this ONNX Runtime refuses: the model itself, optimised as it loads.
+            session.optimizationLevel = nil
+            path = files.model.path
+            made = Self.create(path, files: files, config: config, library: library, session: session)
         }
         guard let made else { throw .loadFailed(files.model.path) }
         self.files = files
         self.config = config
         self.library = library
+        self.loadedModel = URL(fileURLWithPath: path)
         tts = made
         sampleRate = Int(library.api.OfflineTtsSampleRate(made))
         speakers = Int(library.api.OfflineTtsNumSpeakers(made))
         slots = DispatchSemaphore(value: max(cores, 1))
+    }
+
+    private static func create(
+        _ path: String, files: PiperVoicePreparation.Prepared, config: PiperVoiceConfig, library: SherpaOnnxLibrary,
+        session: SessionSettings
+    ) -> OpaquePointer? {
+        session.withProvider { providerString in
+            path.withCString { model in
+                files.tokens.path.withCString { tokens in
+                    providerString.withCString { provider in
+                        var settings = SherpaOnnxOfflineTtsConfig()
+                        settings.model.vits.model = model
+                        settings.model.vits.tokens = tokens
+                        settings.model.vits.noise_scale = Float(config.noiseScale)
+                        settings.model.vits.noise_scale_w = Float(config.noiseW)
+                        // sherpa-onnx uses this only when a call's speed is exactly 1, else 1 / speed:
+                        // callers fold the config's length scale into the speed (see `generate`).
+                        settings.model.vits.length_scale = 1
+                        settings.model.num_threads = Int32(session.threads)
+                        settings.model.provider = provider
+                        settings.max_num_sentences = 1
+                        return library.api.CreateOfflineTts(&settings)
+                    }
+                }
+            }
+        }
     }
 
     deinit { library.api.DestroyOfflineTts(tts) }

@@ -20,6 +20,30 @@ public enum PiperVoicePreparation {
         model.deletingPathExtension().appendingPathExtension("tokens.txt")
     }
 
+    /// `NAME.optimized-onnxruntime-VERSION.onnx` beside `NAME.onnx`: the model as ONNX Runtime
+    /// `version` optimises it (graph optimisation level "extended", which is not tied to the
+    /// processor), saved by `Scripts/install-piper`. Loading it skips that optimisation, about two
+    /// thirds of the session's set-up; only the ONNX Runtime that made it may load it so.
+    public static func optimizedFile(for model: URL, onnxRuntime version: String) -> URL {
+        model.deletingPathExtension().appendingPathExtension("optimized-onnxruntime-\(version).onnx")
+    }
+
+    /// The optimised model to load instead of `model` on ONNX Runtime `version`, if there is one
+    /// that is current: no older than the model, and carrying sherpa-onnx's metadata (sherpa-onnx
+    /// ends the process on a model without it).
+    static func currentOptimizedFile(for model: URL, onnxRuntime version: String?) -> URL? {
+        guard let version else { return nil }
+        let optimized = optimizedFile(for: model, onnxRuntime: version)
+        func modified(_ url: URL) -> Date? {
+            (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
+        }
+        guard let made = modified(optimized), let source = modified(model), made >= source,
+            let metadata = try? ONNXModelFile.metadata(of: optimized), metadata["sample_rate"] != nil,
+            metadata["comment"] != nil
+        else { return nil }
+        return optimized
+    }
+
     /// The model's files when it is ready for sherpa-onnx as it is (metadata and tokens in place),
     /// else `nil`. Throws when the model or its config is missing or damaged.
     public static func preparedFiles(of model: URL) throws(PiperError) -> Prepared? {

@@ -46,6 +46,9 @@ final class SherpaOnnxLibrary: @unchecked Sendable {
         return SherpaOnnxLibrary(api: api, path: path)
     }
 
+    /// The version of the ONNX Runtime under it, e.g. `1.32.0`; `nil` if it cannot be told.
+    var onnxRuntimeVersion: String? { api.onnxruntime_version.map { String(cString: $0) } }
+
     /// sherpa-onnx's version, e.g. `2.0.1`.
     var version: String { api.GetVersionStr().map { String(cString: $0) } ?? "?" }
 }

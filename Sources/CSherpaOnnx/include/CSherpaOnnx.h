@@ -17,6 +17,9 @@ typedef struct SpeakSherpaOnnx {
     __typeof__(SherpaOnnxOfflineTtsNumSpeakers) *OfflineTtsNumSpeakers;
     __typeof__(SherpaOnnxOfflineTtsGenerateWithConfig) *OfflineTtsGenerateWithConfig;
     __typeof__(SherpaOnnxDestroyOfflineTtsGeneratedAudio) *DestroyOfflineTtsGeneratedAudio;
+    /// The version of the ONNX Runtime the library runs on (`1.32.0`), from its `OrtGetApiBase`;
+    /// NULL if it cannot be told. Static storage: valid as long as the process.
+    const char *onnxruntime_version;
 } SpeakSherpaOnnx;
 
 /// Opens the library at `path` (RTLD_NOW | RTLD_LOCAL) and fills `api`. Returns 0, or -1 with a

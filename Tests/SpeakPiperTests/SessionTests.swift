@@ -1,0 +1,123 @@
+import Foundation
+import SpeakKit
+import Testing
+
+@testable import SpeakPiper
+
+/// How the model's ONNX Runtime session is set up: its threads, and the optimised copy of a model
+/// that loads in a third of the time.
+@Suite("Piper sessions", .serialized)
+struct SessionTests {
+    let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("piper-session-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    @Test("ONNX Runtime gets a thread a core (at most 4), spinning as its default; the environment overrides both")
+    func standard() {
+        #expect(SessionSettings.standard(cores: 2, environment: [:]) == SessionSettings(threads: 2, spinning: true))
+        #expect(SessionSettings.standard(cores: 16, environment: [:]).threads == 4)
+        let chosen = SessionSettings.standard(
+            cores: 2, environment: ["SPEAK_PIPER_THREADS": "1", "SPEAK_PIPER_SPINNING": "0"])
+        #expect(chosen == SessionSettings(threads: 1, spinning: false))
+        let nonsense = SessionSettings.standard(
+            cores: 2, environment: ["SPEAK_PIPER_THREADS": "0", "SPEAK_PIPER_SPINNING": "yes"])
+        #expect(nonsense == SessionSettings(threads: 2, spinning: true))
+    }
+
+    @Test("the settings reach sherpa-onnx as a provider config file that exists only while the model loads")
+    func providerFile() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var settings = SessionSettings(threads: 2, spinning: false)
+        settings.optimizationLevel = 0
+        var seen: (provider: String, text: String)?
+        settings.withProvider { provider in
+            let text = try? String(contentsOfFile: String(provider.dropFirst(4)), encoding: .utf8)
+            seen = (provider, text ?? "")
+        }
+        let (provider, text) = try #require(seen)
+        #expect(provider.hasPrefix("cpu:/"))
+        #expect(
+            text == """
+                SessionConfig.session.intra_op.allow_spinning=0
+                SessionConfig.session.inter_op.allow_spinning=0
+                GraphOptimizationLevel=0
+
+                """)
+        #expect(!FileManager.default.fileExists(atPath: String(provider.dropFirst(4))))
+    }
+
+    /// The installed joe model's files copied into the scratch directory, with its config's noise
+    /// turned (all but) off so that two loads speak the very same samples.
+    func joeCopy() throws -> (PiperVoicePreparation.Prepared, PiperVoiceConfig) {
+        let installed = try Joe.synthesizer.modelFile(for: Joe.voice)
+        let model = scratch.appendingPathComponent(installed.lastPathComponent)
+        for (from, to) in [
+            (installed, model),
+            (PiperVoicePreparation.configFile(for: installed), PiperVoicePreparation.configFile(for: model)),
+            (PiperVoicePreparation.tokensFile(for: installed), PiperVoicePreparation.tokensFile(for: model)),
+        ] {
+            try FileManager.default.copyItem(at: from, to: to)
+        }
+        let prepared = try #require(try PiperVoicePreparation.preparedFiles(of: model))
+        var config = try PiperVoiceConfig(contentsOf: prepared.config)
+        // Not 0, which sherpa-onnx's C API reads as "unset" and replaces with its default noise.
+        config.noiseScale = 1e-7
+        config.noiseW = 1e-7
+        return (prepared, config)
+    }
+
+    func speak(_ model: PiperModel) throws -> [Float] {
+        let phonemes = try PiperPhonemizer.sentences("The build finished a few minutes ago.", voice: "en-us")
+        let scalars = phonemes[0].phonemes.unicodeScalars.filter { model.config.phonemeIDs[$0] != nil }
+        return try model.generate(scalars.map { Int32(bitPattern: $0.value) }, speaker: 0, speed: 1)
+    }
+
+    @Test("a model with an optimised copy for this ONNX Runtime loads the copy, which speaks as the model does")
+    func optimizedCopy() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let library = try SherpaOnnxLibrary.shared()
+        let version = try #require(library.onnxRuntimeVersion)
+        let piperTTSVersion = try PiperTTS.run(
+            [PiperTTS.python, "-c", "import onnxruntime; print(onnxruntime.__version__, end='')"], input: Data())
+        // piper-tts' ONNX Runtime makes the copy: it must be the one sherpa-onnx runs on here.
+        #expect(String(decoding: piperTTSVersion, as: UTF8.self) == version)
+        let (prepared, config) = try joeCopy()
+        let plain = try PiperModel(files: prepared, config: config, library: library)
+        #expect(plain.loadedModel == prepared.model)
+        let expected = try speak(plain)
+
+        let optimized = PiperVoicePreparation.optimizedFile(for: prepared.model, onnxRuntime: version)
+        #expect(optimized.lastPathComponent == "en_US-joe-medium.optimized-onnxruntime-\(version).onnx")
+        let script = """
+            import sys, onnxruntime as ort
+            o = ort.SessionOptions()
+            o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+            o.optimized_model_filepath = sys.argv[2]
+            ort.InferenceSession(sys.argv[1], sess_options=o, providers=["CPUExecutionProvider"])
+            """
+        _ = try PiperTTS.run([PiperTTS.python, "-c", script, prepared.model.path, optimized.path], input: Data())
+        let fast = try PiperModel(files: prepared, config: config, library: library)
+        #expect(fast.loadedModel == optimized)
+        let samples = try speak(fast)
+        #expect(samples.count == expected.count)
+        let difference = zip(samples, expected).map { abs($0 - $1) }.max() ?? 1
+        #expect(difference < 1e-3, "largest difference \(difference)")
+
+        // A copy older than its model is stale, and one without sherpa-onnx's metadata would end
+        // the process: neither is loaded.
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: prepared.model.path)
+        #expect(PiperVoicePreparation.currentOptimizedFile(for: prepared.model, onnxRuntime: version) == nil)
+        #expect(try PiperModel(files: prepared, config: config, library: library).loadedModel == prepared.model)
+        try FileManager.default.removeItem(at: optimized)
+        _ = try Joe.original(named: optimized.lastPathComponent, in: scratch)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: 120)], ofItemAtPath: optimized.path)
+        #expect(PiperVoicePreparation.currentOptimizedFile(for: prepared.model, onnxRuntime: version) == nil)
+        // Only the runtime that made it may skip the optimisation.
+        #expect(PiperVoicePreparation.currentOptimizedFile(for: prepared.model, onnxRuntime: nil) == nil)
+    }
+}
