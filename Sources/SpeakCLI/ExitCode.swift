@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SpeakKit
 
 /// speak's exit codes, after BSD's sysexits(3) as `say` and most Unix tools use them.
@@ -109,7 +110,7 @@ package func runReporting(as command: String = "speak", _ body: () throws -> Voi
         return reported.code.rawValue
     } catch {
         let (code, message) = ExitCode.report(error)
-        FileHandle.standardError.write(Data("\(command): \(message)\n".utf8))
+        writeToStandardError("\(command): \(message)\n")
         return code.rawValue
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import SpeakKit
 
 /// `speak` carries espeak-ng, LAME, mpg123 and ALSA only, so that it starts as fast as `espeak-ng`.
 /// Commands and voices that need more (the server, transcription, upstream and neural voices)
@@ -33,15 +35,12 @@ package enum Handover {
     /// Replaces this process with `speak-full` and the same arguments; returns only on failure.
     package static func toFullExecutable(_ arguments: [String], because reason: String) -> Never {
         guard let full = fullExecutable() else {
-            FileHandle.standardError.write(
-                Data(
-                    "speak: \(reason) needs \(fullExecutableName), which is not installed beside speak\n".utf8))
+            writeToStandardError("speak: \(reason) needs \(fullExecutableName), which is not installed beside speak\n")
             exit(ExitCode.unavailable.rawValue)
         }
         let argv = ([full.path] + arguments).map { strdup($0) } + [nil]
         execv(full.path, argv)
-        FileHandle.standardError.write(
-            Data("speak: cannot run \(full.path): \(String(cString: strerror(errno)))\n".utf8))
+        writeToStandardError("speak: cannot run \(full.path): \(String(cString: strerror(errno)))\n")
         exit(ExitCode.unavailable.rawValue)
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Ctrl-C (SIGINT) and SIGTERM set a flag that playback and synthesis poll, so the sound stops

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SpeakKit
 
 /// A neural voice on the command line: its model takes a second or two to load, so when a local
@@ -55,13 +56,14 @@ struct ServedReply {
         let descriptor = try Self.connect(socketPath)
         self.descriptor = descriptor
         do {
-            var body: [String: Any] = [
-                "model": "speak-1", "input": text, "voice": options.voice.name, "response_format": "pcm",
+            var body: [String: JSONValue] = [
+                "model": .string("speak-1"), "input": .string(text), "voice": .string(options.voice.name),
+                "response_format": .string("pcm"),
             ]
             if options.effectiveRate != options.voice.rate {
-                body["speed"] = Double(options.effectiveRate) / Double(options.voice.rate)
+                body["speed"] = .number(Double(options.effectiveRate) / Double(options.voice.rate))
             }
-            let json = try JSONSerialization.data(withJSONObject: body)
+            let json = Data(JSONValue.object(body).canonical.utf8)
             let head =
                 "POST /v1/audio/speech HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                 + "Content-Length: \(json.count)\r\nConnection: close\r\n\r\n"
@@ -87,8 +89,7 @@ struct ServedReply {
             var headers: [String: String] = [:]
             for line in lines.dropFirst() {
                 guard let colon = line.firstIndex(of: ":") else { continue }
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
-                    in: .whitespaces)
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingSpaces()
             }
             guard headers["content-type"]?.hasPrefix("audio/pcm") == true else { throw Refused(reason: "not PCM") }
             chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") == true
@@ -198,7 +199,7 @@ package struct BodyReader {
                 }
                 let line = String(decoding: buffered[..<lineEnd.lowerBound], as: UTF8.self)
                 buffered.removeSubrange(..<lineEnd.upperBound)
-                let digits = line.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? ""
+                let digits = line.split(separator: ";").first?.trimmingSpaces() ?? ""
                 // A size the reply could never have (negative, or past 1 GiB) is a broken reply.
                 guard let size = Int(digits, radix: 16), (0...(1 << 30)).contains(size) else { return nil }
                 if size == 0 {

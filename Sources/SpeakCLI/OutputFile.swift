@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SpeakKit
 
 /// Where `-o` writes. A regular file (or a new one) is written under a temporary name beside its
@@ -7,7 +8,9 @@ import SpeakKit
 /// (`/dev/null`, `/dev/stdout`, a pipe a player reads) is opened and written as it is, as a shell's
 /// `>` would: renaming over it would replace it. Anything else (a directory, a socket) is refused.
 package final class OutputFile {
-    package let handle: FileHandle
+    /// Open for writing until `commit()` (or the end of this object) closes it.
+    package let descriptor: Int32
+    private var closed = false
     /// The path as given, for messages.
     package let path: String
     private let destination: String
@@ -28,7 +31,7 @@ package final class OutputFile {
                 if errno == EINTR { throw PlaybackInterrupted() }
                 throw Self.cannotWrite(path)
             }
-            handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            self.descriptor = descriptor
             destination = path
             temporary = nil
             return
@@ -40,36 +43,30 @@ package final class OutputFile {
         }
         // Through a symlink, the target is replaced and the link stays.
         destination = try exists ? Self.realPath(path) : Self.resolvingSymlinks(path)
-        let directory = (destination as NSString).deletingLastPathComponent
+        let directory = FileSystem.parent(of: destination)
         var template = Array(((directory.isEmpty ? "." : directory) + "/.speak-XXXXXX").utf8CString)
         let descriptor = mkstemp(&template)
         guard descriptor >= 0 else { throw Self.cannotWrite(path) }
         // A replaced file keeps its permissions; a new one is 0644.
         fchmod(descriptor, exists ? status.st_mode & 0o7777 : 0o644)
         temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        self.descriptor = descriptor
     }
 
-    /// Runs `body`, which writes to `handle`, turning a failed write (`/dev/full`, a full disk, a
-    /// FIFO whose reader left) into exit 73 with the system's reason.
+    /// Runs `body`, which writes to `descriptor`, turning a failed write (`/dev/full`, a full disk,
+    /// a FIFO whose reader left) into exit 73 with the system's reason.
     package func writing<Result>(_ body: () throws -> Result) throws -> Result {
         do {
             return try body()
-        } catch let error as NSError
-            where error.domain == NSCocoaErrorDomain || error.domain == NSPOSIXErrorDomain
-        {
-            // FileHandle's errors carry the errno as their underlying POSIX error.
-            let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
-            let code =
-                error.domain == NSPOSIXErrorDomain
-                ? error.code : underlying?.domain == NSPOSIXErrorDomain ? underlying!.code : Int(EIO)
-            let reason = String(cString: strerror(Int32(code)))
-            throw InputError(code: .cannotCreate, message: "cannot write \(path): \(reason)")
+        } catch let error as SystemCallError {
+            throw InputError(code: .cannotCreate, message: "cannot write \(path): \(error.message)")
         }
     }
 
     package func commit() throws {
-        try writing { try handle.close() }
+        closed = true
+        // close(2) is where some file systems report a write that failed (NFS, a full quota).
+        _ = try writing { try SystemCall.retrying("close") { close(descriptor) } }
         guard let temporary else {
             committed = true
             return
@@ -79,6 +76,7 @@ package final class OutputFile {
     }
 
     deinit {
+        if !closed { close(descriptor) }
         if !committed, let temporary { unlink(temporary) }
     }
 
@@ -101,8 +99,8 @@ package final class OutputFile {
             let length = readlink(current, &buffer, buffer.count - 1)
             guard length >= 0 else { return current }
             let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let directory = (current as NSString).deletingLastPathComponent as NSString
-            current = target.hasPrefix("/") ? target : directory.appendingPathComponent(target)
+            let directory = FileSystem.parent(of: current)
+            current = target.hasPrefix("/") || directory.isEmpty ? target : directory + "/" + target
         }
         errno = ELOOP
         throw cannotWrite(path)

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import SpeakKit
 
 /// `[=========>          ]  45%` on standard error, redrawn in place as synthesis advances.
 package final class ProgressBar {
@@ -13,10 +15,11 @@ package final class ProgressBar {
         let bar =
             String(repeating: "=", count: filled) + (filled < width ? ">" : "")
             + String(repeating: " ", count: max(0, width - filled - 1))
-        FileHandle.standardError.write(Data("\r[\(bar)] \(String(format: "%3d", percent))%".utf8))
+        let number = String(percent)
+        writeToStandardError("\r[\(bar)] " + String(repeating: " ", count: max(0, 3 - number.count)) + number + "%")
     }
 
     package func end() {
-        if shown >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+        if shown >= 0 { writeToStandardError("\n") }
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SpeakKit
 
 /// `speak [options] [text…]`: speaks, writes a file, plays a file, or lists voices and devices.
@@ -71,8 +72,7 @@ package struct SpeakCommand {
             outcome = try engine.play(request, on: player, onProgress: progress?.show)
         }
         if let fallback = outcome.fallback, !options.quiet {
-            FileHandle.standardError.write(
-                Data("speak: '\(voice.name)' failed (\(fallback.reason)); spoke with '\(fallback.voice)'\n".utf8))
+            writeToStandardError("speak: '\(voice.name)' failed (\(fallback.reason)); spoke with '\(fallback.voice)'\n")
         }
     }
 
@@ -84,8 +84,7 @@ package struct SpeakCommand {
     /// only looks like one ("notes.mp3" with no such file) is text to speak.
     private var audioFileArgument: String? {
         guard options.words.count == 1, let word = options.words.first,
-            AudioFileFormat(pathExtension: (word as NSString).pathExtension) != nil,
-            FileManager.default.fileExists(atPath: word)
+            AudioFileFormat(pathExtension: FileSystem.pathExtension(of: word)) != nil, FileSystem.exists(word)
         else { return nil }
         return word
     }
@@ -167,37 +166,40 @@ package struct SpeakCommand {
     private static func read(
         _ path: String?, limit: Int, verb: String, tooLarge: (String) -> InputError
     ) throws -> Data {
-        let handle: FileHandle
+        let file: Int32
         if let path {
             var status = stat()
             if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
                 throw InputError(code: .noInput, message: "cannot \(verb) \(path): it is a directory")
             }
-            guard let opened = FileHandle(forReadingAtPath: path) else {
+            file = open(path, O_RDONLY | O_CLOEXEC)
+            guard file >= 0 else {
                 throw InputError(code: .noInput, message: "cannot read \(path): \(String(cString: strerror(errno)))")
             }
-            handle = opened
         } else {
-            handle = FileHandle.standardInput
+            file = STDIN_FILENO
         }
+        defer { if file != STDIN_FILENO { close(file) } }
         // A regular file's size is known before reading it.
         var status = stat()
-        if fstat(handle.fileDescriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > limit {
+        if fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > limit {
             throw tooLarge(String(status.st_size))
         }
         var data = Data()
         var total = 0
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 1)
+        defer { chunk.deallocate() }
         do {
             // Past the limit, the rest is only counted, up to 64 MiB, to say how large it was.
-            while total <= max(limit, Self.countingLimit), let chunk = try handle.read(upToCount: 1 << 20),
-                !chunk.isEmpty
-            {
-                total += chunk.count
-                if data.count <= limit { data.append(chunk) }
+            while total <= max(limit, Self.countingLimit) {
+                let count = try SystemCall.retrying("read") { Glibc.read(file, chunk.baseAddress, chunk.count) }
+                if count == 0 { break }
+                total += count
+                if data.count <= limit { data.append(contentsOf: chunk[..<count]) }
             }
         } catch {
             let name = path ?? "standard input"
-            throw InputError(code: .noInput, message: "cannot read \(name): \(error.localizedDescription)")
+            throw InputError(code: .noInput, message: "cannot read \(name): \(error.message)")
         }
         guard total <= limit else {
             throw tooLarge(total > Self.countingLimit ? "more than \(limit)" : String(total))
@@ -214,7 +216,7 @@ package struct SpeakCommand {
         let output = try OutputFile(path: path)
         guard
             let format = AudioFileFormat(
-                rawValue: options.fileFormat?.lowercased() ?? (path as NSString).pathExtension.lowercased())
+                rawValue: options.fileFormat?.lowercased() ?? FileSystem.pathExtension(of: path).lowercased())
         else {
             throw UsageError("cannot tell the format of '\(path)': name it .mp3 or .wav, or give --file-format mp3|wav")
         }
@@ -227,7 +229,7 @@ package struct SpeakCommand {
             try output.writing {
                 if writer == nil {
                     writer = try AudioFileWriter(
-                        file: output.handle, format: format, sampleRate: chunk.sampleRate,
+                        file: output.descriptor, format: format, sampleRate: chunk.sampleRate,
                         mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))
                 }
                 try writer!.write(chunk.samples)

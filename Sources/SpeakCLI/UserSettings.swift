@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SpeakKit
 
 /// What a user sets once, as macOS users set the system voice for `say`: `SPEAK_VOICE`, else
@@ -13,9 +14,9 @@ package enum UserSettings {
     /// The voice `speak` uses without `-v`.
     package static var defaultVoiceName: String {
         if let name = environmentValue("SPEAK_VOICE"), !name.isEmpty { return name }
-        if let data = try? Data(contentsOf: configFile),
-            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-            let name = object["default"] as? String, !name.isEmpty
+        if let bytes = try? FileSystem.contents(of: configFile.path),
+            case .object(let settings)? = try? JSONValue(parsing: bytes),
+            case .string(let name)? = settings["default"], !name.isEmpty
         {
             return name
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The one thing every front end calls: the command line, `speak serve`'s HTTP routes, its worker
 /// processes. It resolves voices, picks each voice's engine, serves and fills the reply cache,
@@ -240,7 +241,7 @@ public final class SpeechEngine: Sendable {
             return fault == nil
         }
         if first {
-            FileHandle.standardError.write(Data("speak: reply cache disabled for new replies: \(error)\n".utf8))
+            writeToStandardError("speak: reply cache disabled for new replies: \(error)\n")
         }
     }
 }

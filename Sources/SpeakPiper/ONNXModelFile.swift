@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Just enough of the ONNX file format (a protobuf `ModelProto`) to check a model and to add the
 /// metadata sherpa-onnx wants, with no ONNX library: the top-level fields are walked, the graph

@@ -1,5 +1,7 @@
 internal import CSherpaOnnx
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// One Piper model loaded into sherpa-onnx, shared by every voice and request that uses it.

@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SpeakKit
+// NFD as piper-tts applies it (unicodedata.normalize): the standard library's normaliser, which
+// Foundation's decomposedStringWithCanonicalMapping needs all of Foundation for.
+@_spi(_Unicode) import Swift
 
 /// Text to the phonemes a Piper voice is fed, as piper-tts makes them: espeak-ng's IPA clause by
 /// clause, `(lang)` switch flags removed, the clause's punctuation kept (with a space after `,`
@@ -22,7 +26,7 @@ public enum PiperPhonemizer {
             if english { phonemes = asEspeak152English(phonemes) }
             phonemes += clause.terminator
             if [",", ":", ";"].contains(clause.terminator) { phonemes += " " }
-            current.append(phonemes.decomposedStringWithCanonicalMapping)
+            current.append(String(String.UnicodeScalarView(phonemes._nfd)))
             if clause.endsSentence {
                 sentences.append(Sentence(clauses: current))
                 current = []

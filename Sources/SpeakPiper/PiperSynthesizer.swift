@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SpeakKit
 
 /// A Piper voice's settings in its voice file:
@@ -77,8 +78,11 @@ public final class PiperSynthesizer: Synthesizer {
 
     static func xdg(_ variable: String, _ fallback: String, _ environment: [String: String]) -> URL {
         if let path = environment[variable], path.hasPrefix("/") { return URL(fileURLWithPath: path) }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(fallback)
+        return URL(fileURLWithPath: homeDirectory(environment)).appendingPathComponent(fallback)
+    }
+
+    static func homeDirectory(_ environment: [String: String]) -> String {
+        environment["HOME"] ?? getpwuid(getuid()).map { String(cString: $0.pointee.pw_dir) } ?? "/"
     }
 
     // MARK: - Models
@@ -87,7 +91,7 @@ public final class PiperSynthesizer: Synthesizer {
     public func modelFile(for voice: Voice) throws(PiperError) -> URL {
         let name = try settings(of: voice).model
         if name.contains("/") {
-            let url = URL(fileURLWithPath: (name as NSString).expandingTildeInPath)
+            let url = URL(fileURLWithPath: Self.expandingTilde(name))
             guard FileManager.default.fileExists(atPath: url.path) else {
                 throw .modelNotFound(url.path, searched: [url.deletingLastPathComponent().path])
             }
@@ -205,7 +209,7 @@ public final class PiperSynthesizer: Synthesizer {
 
         // One sentence ahead: the next is synthesised while this one is handed on (played, sent).
         let pipeline = Pipeline(capacity: 1)
-        let producer = Thread {
+        startDetachedThread {
             for piece in pieces {
                 guard !pipeline.cancelled else { break }
                 do throws(PiperError) {
@@ -217,8 +221,6 @@ public final class PiperSynthesizer: Synthesizer {
             }
             pipeline.finish()
         }
-        producer.stackSize = 1 << 20
-        producer.start()
         defer { pipeline.cancelAndWait() }
         var done = 0
         while let next = pipeline.take() {
@@ -245,11 +247,17 @@ public final class PiperSynthesizer: Synthesizer {
         return out
     }
 
+    /// `~/x` as `$HOME/x`, as a shell expands it (`~user/x` is left as it is).
+    static func expandingTilde(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        return homeDirectory(ProcessInfo.processInfo.environment) + path.dropFirst()
+    }
+
     /// The text of SSML markup: tags dropped, the five XML entities decoded.
     static func textOfSSML(_ markup: String) -> String {
         var text = markup.replacing(/<[^>]*>/, with: " ")
         for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'"), ("&amp;", "&")] {
-            text = text.replacingOccurrences(of: entity, with: character)
+            text = text.replacing(entity, with: character)
         }
         return text
     }
@@ -263,7 +271,7 @@ private final class ModelSlot: Sendable {
 /// A bounded hand-over from the synthesising thread to the caller's.
 /// Its state is guarded by `condition`'s lock.
 private final class Pipeline: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var queue: [Result<[Float], PiperError>] = []
     private var finished = false
     private var isCancelled = false

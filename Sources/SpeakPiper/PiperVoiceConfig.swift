@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A Piper voice's `.onnx.json`: what the model was trained on and how to run it.
 public struct PiperVoiceConfig: Sendable, Equatable {
@@ -50,7 +51,7 @@ public struct PiperVoiceConfig: Sendable, Equatable {
         noiseW = raw.inference?.noiseW ?? 0.8
         speakerIDs = raw.speakerIDMap ?? [:]
         speakers = max(raw.numSpeakers ?? 1, speakerIDs.count, 1)
-        language = raw.language?.code.map { $0.replacingOccurrences(of: "_", with: "-") }
+        language = raw.language?.code.map { $0.replacing("_", with: "-") }
         languageName = raw.language?.nameEnglish
     }
 

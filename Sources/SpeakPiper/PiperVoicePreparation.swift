@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import SpeakKit
 
 /// Makes a standard Piper voice (`NAME.onnx` + `NAME.onnx.json`) runnable by sherpa-onnx, never
 /// touching the original: a copy of the model with sherpa-onnx's metadata appended
@@ -72,55 +74,63 @@ public enum PiperVoicePreparation {
         let prepared = Prepared(model: target, config: configFile(for: target), tokens: tokensFile(for: target))
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch { throw .cannotWrite(directory.path, error.localizedDescription) }
+        } catch { throw .cannotWrite(directory.path, String(describing: error)) }
         let missing = voice.onnxMetadata.filter { metadata[$0.0] == nil }
         if target != model {
-            try write(prepared.model) { handle in
-                let source = try FileHandle(forReadingFrom: model)
-                defer { try? source.close() }
-                while let block = try source.read(upToCount: 1 << 22), !block.isEmpty {
-                    try handle.write(contentsOf: block)
+            try write(prepared.model) { append in
+                let source = try SystemCall.retrying("open") { open(model.path, O_RDONLY | O_CLOEXEC) }
+                defer { close(source) }
+                let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 22, alignment: 1)
+                defer { block.deallocate() }
+                while case let count = try SystemCall.retrying("read", { read(source, block.baseAddress, block.count) }),
+                    count > 0
+                {
+                    try append(UnsafeRawBufferPointer(rebasing: block[..<count]))
                 }
-                try handle.write(contentsOf: ONNXModelFile.metadataEntries(missing))
+                try ONNXModelFile.metadataEntries(missing).withUnsafeBytes { try append($0) }
             }
-            try write(prepared.config) { try $0.write(contentsOf: Data(contentsOf: config)) }
+            let configBytes = try? FileSystem.contents(of: config.path)
+            guard let configBytes else { throw .configMissing(model.path) }
+            try write(prepared.config) { append in try configBytes.withUnsafeBytes { try append($0) } }
         } else if !missing.isEmpty {
             // Preparing in place would change the user's file: refuse, as the caller asked for it here.
             throw .cannotWrite(target.path, "the model would be changed in place; prepare it into another directory")
         }
-        try write(prepared.tokens) { try $0.write(contentsOf: Data(voice.tokens.utf8)) }
+        try write(prepared.tokens) { append in try Array(voice.tokens.utf8).withUnsafeBytes { try append($0) } }
         return prepared
     }
 
     /// The Piper voices (`*.onnx` with an `.onnx.json` beside) in `directory`, or `directory`
     /// itself when it is a model file.
     public static func models(at path: URL) -> [URL] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else { return [] }
-        guard isDirectory.boolValue else { return [path] }
-        let files = (try? FileManager.default.contentsOfDirectory(at: path, includingPropertiesForKeys: nil)) ?? []
-        return files.filter { $0.pathExtension == "onnx" && FileManager.default.fileExists(atPath: $0.path + ".json") }
-            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        var status = stat()
+        guard stat(path.path, &status) == 0 else { return [] }
+        guard status.st_mode & S_IFMT == S_IFDIR else { return [path] }
+        let names = FileSystem.names(in: path.path) ?? []
+        return names.filter { $0.hasSuffix(".onnx") && FileSystem.exists(path.path + "/" + $0 + ".json") }.sorted()
+            .map { path.appendingPathComponent($0) }
     }
 
-    private static func write(_ url: URL, _ body: (FileHandle) throws -> Void) throws(PiperError) {
+    /// Writes `url` whole or not at all: `body` appends to a temporary file, renamed into place.
+    private static func write(
+        _ url: URL, _ body: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws(PiperError) {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid())")
         do {
-            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-                throw CocoaError(.fileWriteNoPermission)
+            let file = try SystemCall.retrying("open") {
+                open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             }
-            let handle = try FileHandle(forWritingTo: temporary)
-            do {
-                try body(handle)
-                try handle.close()
-            } catch {
-                try? handle.close()
-                throw error
+            var closed = false
+            defer { if !closed { close(file) } }
+            try body { bytes in
+                try SystemCall.writeAll("write", bytes) { pointer, count, _ in Glibc.write(file, pointer, count) }
             }
-            guard rename(temporary.path, url.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno)!) }
+            closed = true
+            try SystemCall.retrying("close") { close(file) }
+            try SystemCall.retrying("rename") { rename(temporary.path, url.path) }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw .cannotWrite(url.path, error.localizedDescription)
+            unlink(temporary.path)
+            throw .cannotWrite(url.path, String(describing: error))
         }
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The ONNX Runtime session settings a Piper model is loaded with.
 ///

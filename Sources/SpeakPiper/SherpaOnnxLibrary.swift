@@ -1,5 +1,6 @@
 internal import CSherpaOnnx
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// libsherpa-onnx-c-api.so (and the ONNX Runtime it needs), opened on first use only: a process
 /// that never speaks with a Piper voice never maps them.

@@ -69,7 +69,8 @@ struct CodecTests {
             #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
             defer { try? FileManager.default.removeItem(at: url) }
             let handle = try FileHandle(forUpdating: url)
-            let writer = try AudioFileWriter(file: handle, format: format, sampleRate: Self.speech.sampleRate)
+            let writer = try AudioFileWriter(
+                file: handle.fileDescriptor, format: format, sampleRate: Self.speech.sampleRate)
             for chunk in stride(from: 0, to: Self.speech.samples.count, by: 1000) {
                 try Array(Self.speech.samples[chunk..<min(chunk + 1000, Self.speech.samples.count)])
                     .withUnsafeBufferPointer(writer.write)

@@ -109,7 +109,7 @@ struct SynthesisTests {
                 try synthesizer.lock.withLock { try synthesizer.selectVoice(name) }
                     == (name.contains("/") ? .file : .search))
         }
-        for name in ["gmw/no-such-voice", "../gmw/en-US", "no-such-voice"] {
+        for name in ["gmw/no-such-voice", "../gmw/en-US", "gmw/../gmw/en-US", "no-such-voice"] {
             #expect(throws: EspeakError.self, "\(name)") {
                 try synthesizer.lock.withLock { try synthesizer.selectVoice(name) }
             }

@@ -1,5 +1,6 @@
 internal import CALSA
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A failure reported by ALSA, with `snd_strerror`'s message.
 /// It names the device too, so it keeps its own `check`.

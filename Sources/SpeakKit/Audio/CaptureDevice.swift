@@ -1,5 +1,6 @@
 internal import CALSA
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An ALSA capture device, by the name `arecord -L` lists (or as a given configuration defines it),
 /// opened for mono 16-bit PCM.

@@ -1,5 +1,7 @@
 internal import CALSA
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// An ALSA playback device, by the name `aplay -L` lists, opened for mono 16-bit PCM.
 final class PlaybackDevice {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Why playback failed, in terms a front end can act on, as ``RecorderError`` is for recording.
 /// The CLI maps the cases to exit codes, the server to responses; each `description` is one line.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A machine-wide turn at the speaker: two `speak` processes take turns instead of talking over
 /// each other. An `flock` on a file in `$XDG_RUNTIME_DIR` (or `/tmp`), released by the kernel if

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Records from an ALSA capture device into the spool, as 16 kHz mono 16-bit WAV, with a live
@@ -148,7 +149,7 @@ public final class Recorder: Sendable {
             url = try options.spool.newRecordingURL()
         } catch {
             throw .recordingFailed(
-                "cannot create the spool directory \(options.spool.directory.path): \(error.localizedDescription)")
+                "cannot create the spool directory \(options.spool.directory.path): \(error)")
         }
         let file = try SpoolFile(url: url, sampleRate: Self.sampleRate)
         update(Status(state: .recording(duration: 0), level: 0, duration: 0))

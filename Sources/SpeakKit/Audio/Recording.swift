@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A finished recording: a 16-bit mono WAV file in the spool.
 public struct Recording: Sendable, Equatable {

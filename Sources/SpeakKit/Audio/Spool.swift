@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The directory where recordings wait for transcription, so none is lost to a crash, a kill or a
 /// failed upload: the recorder writes each one here as it records, and it stays `pending` until
@@ -53,9 +54,12 @@ public struct Spool: Sendable, Equatable {
         var parts = tm()
         var seconds = time.tv_sec
         gmtime_r(&seconds, &parts)
-        let stamp = String(
-            format: "%04d%02d%02d-%02d%02d%02d.%03d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-            parts.tm_hour, parts.tm_min, parts.tm_sec, time.tv_nsec / 1_000_000)
+        var buffer = [CChar](repeating: 0, count: 32)
+        strftime(&buffer, buffer.count, "%Y%m%d-%H%M%S", &parts)
+        let milliseconds = String(time.tv_nsec / 1_000_000 + 1000).dropFirst()  // three digits
+        let stamp =
+            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            + "." + milliseconds
         return directory.appendingPathComponent("\(stamp)-\(UUID().uuidString.prefix(8).lowercased()).wav")
     }
 

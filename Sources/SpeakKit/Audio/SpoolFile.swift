@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A WAV file written as it records, valid at every moment: samples are appended first and the
 /// header's sizes are rewritten after them (every `headerInterval` samples and at the end), so the

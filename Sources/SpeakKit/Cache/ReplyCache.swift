@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The address of one cached reply: SHA-256 over every field that changes the bytes. Each field is
 /// length-prefixed before hashing, so ("a", "bc") and ("ab", "c") cannot meet at the same key.
@@ -60,7 +61,7 @@ public final class ReplyCache: @unchecked Sendable {
     /// `directory.path`, kept: entry paths are built on every lookup.
     private let directoryPath: String
     public let maximumBytes: Int
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var estimatedBytes = 0  // guarded by `lock`
     /// The most recently served replies, in memory: a hit costs no file read. Keyed by digest.
     private var hot: [String: (data: Data, lastUsed: Int64, lastTouched: Int64)] = [:]  // guarded by `lock`

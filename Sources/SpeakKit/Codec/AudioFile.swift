@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Audio files by content, not by name: WAV or MP3.
 public enum AudioFileFormat: String, Sendable, CaseIterable {

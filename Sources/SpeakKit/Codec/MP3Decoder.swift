@@ -1,5 +1,6 @@
 internal import CMpg123
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A failure reported by libmpg123.
 public struct MPG123Error: CLibraryCodes {

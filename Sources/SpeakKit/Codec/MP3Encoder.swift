@@ -1,5 +1,6 @@
 internal import CLame
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A failure reported by LAME.
 public struct LameError: CLibraryCodes {

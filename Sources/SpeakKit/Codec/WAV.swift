@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// RIFF WAVE files of 16-bit PCM (the only kind speak writes); reading also mixes stereo to mono.
 public enum WAV {

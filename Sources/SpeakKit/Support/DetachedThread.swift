@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Runs `body` on a new detached POSIX thread. Foundation's `Thread.detachNewThread` costs about
 /// a millisecond on first use (its class machinery), which a command that starts in 15 ms feels.

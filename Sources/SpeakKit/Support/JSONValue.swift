@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A JSON value kept as it was read: the part of a voice file that belongs to one engine, which
 /// only that engine's own code decodes into its own settings type.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where a running `speak serve` listens for this user's own commands, so that `speak -v joe …`
 /// can hand its text to a server whose neural model is already loaded instead of loading it:

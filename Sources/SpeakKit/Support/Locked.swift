@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A value that threads share behind a lock.
 ///
@@ -10,7 +11,7 @@ import Foundation
 /// `@unchecked` only for the lock itself: as with `Mutex`, the value goes in and comes out as
 /// `sending`, so the compiler still checks that no unprotected reference to it escapes.
 public final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var value: Value
 
     public init(_ value: sending Value) { self.value = value }

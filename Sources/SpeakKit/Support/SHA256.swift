@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// SHA-256 (FIPS 180-4), for content-addressed cache keys and stored token hashes. Small and
 /// dependency-free: Foundation on Linux has no CryptoKit and no outside package can be fetched.

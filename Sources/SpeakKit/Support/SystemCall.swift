@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A system call that failed: its name and `errno`, with the C library's message for it.
 package struct SystemCallError: Error, CustomStringConvertible, Sendable {

@@ -1,5 +1,6 @@
 internal import CEspeakNG
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One clause of espeak-ng's IPA, as Piper's phonemiser sees it: the phonemes, the punctuation
 /// that ended the clause (`.`, `?`, `!`, `,`, `:`, `;` or nothing) and whether it ends a sentence.

@@ -1,5 +1,6 @@
 internal import CEspeakNG
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Speech synthesis on libespeak-ng, linked in process.
 ///
@@ -12,7 +13,7 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     /// The rate espeak-ng's own voices speak at, known before it is loaded.
     public static let usualSampleRate = 22050
     /// Held around every call into libespeak-ng (also by extensions in other files).
-    let lock = NSLock()
+    let lock = ThreadLock()
     /// libespeak-ng's functions, opened with the synthesizer (see CEspeakNG.h).
     let api: SpeakEspeak
     /// espeak-ng's data directory (`…/espeak-ng-data`), where its voice files are.
@@ -132,10 +133,15 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     /// `/proc/self/fd/N` (which lowercases its path too); any other name takes the search.
     @discardableResult
     func selectVoice(_ name: String) throws(EspeakError) -> VoiceSelection {
-        let parts = name.split(separator: "+", maxSplits: 1, omittingEmptySubsequences: false)
-        let identifier = parts[0]
-        let variant = parts.count > 1 ? "+" + parts[1] : ""
-        if identifier.contains("/"), !identifier.split(separator: "/").contains(".."), !dataPath.isEmpty {
+        // String operations only: the first use of Substring's generic conformances costs
+        // `speak TEXT` a quarter of a millisecond.
+        let plus = name.firstIndex(of: "+")
+        let identifier = plus.map { String(name[..<$0]) } ?? name
+        let variant = plus.map { String(name[$0...]) } ?? ""
+        let climbs =
+            identifier == ".." || identifier.hasPrefix("../") || identifier.hasSuffix("/..")
+            || identifier.contains("/../")
+        if identifier.contains("/"), !climbs, !dataPath.isEmpty {
             for directory in ["voices", "lang"] {
                 let file = open("\(dataPath)/\(directory)/\(identifier)", O_RDONLY | O_CLOEXEC)
                 guard file >= 0 else { continue }

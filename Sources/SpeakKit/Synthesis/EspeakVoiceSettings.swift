@@ -57,7 +57,7 @@ public struct EspeakVoiceSettings: Codable, Sendable, Equatable {
     public func transliterate(_ text: String) -> String {
         guard let transliteration, !transliteration.isEmpty else { return text }
         return transliteration.keys.sorted { $0.count > $1.count }.reduce(text) { text, key in
-            text.replacingOccurrences(of: key, with: transliteration[key]!)
+            text.replacing(key, with: transliteration[key]!)
         }
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The audio formats a reply can be streamed in, as OpenAI's `response_format` names them.
 public enum ReplyFormat: String, Codable, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The child side of ``WorkerPool``: `speak worker` runs this loop. espeak-ng is one global
 /// instance per process, so a server synthesises on several cores through several such processes.
@@ -12,17 +13,17 @@ public enum SynthesisWorker {
     /// ~300x real time a frame (0.4 s of speech) waits only about a millisecond.
     static let frameBytes = 16384
 
-    public static func serve(input: FileHandle, output: FileHandle) {
+    public static func serve(input: Int32, output: Int32) {
         // A server that went away must come back as a failed write, not kill the worker silently.
         signal(SIGPIPE, SIG_IGN)
         // Frames get their own descriptor and standard output goes to standard error, so a stray
         // print (from a library, say) can never corrupt the frame stream.
-        let frames = WorkerFrame.Writer(descriptor: dup(output.fileDescriptor))
-        if output.fileDescriptor == STDOUT_FILENO { dup2(STDERR_FILENO, STDOUT_FILENO) }
+        let frames = WorkerFrame.Writer(descriptor: dup(output))
+        if output == STDOUT_FILENO { dup2(STDERR_FILENO, STDOUT_FILENO) }
         // Load espeak-ng now, while the server is still starting, not on the first request.
         _ = try? EspeakSynthesizer.shared()
 
-        var lines = LineReader(descriptor: input.fileDescriptor)
+        var lines = LineReader(descriptor: input)
         while let line = lines.next() {
             do {
                 try reply(to: line, frames: frames)
@@ -74,7 +75,7 @@ enum WorkerFrame: UInt8 {
             do {
                 try frame.withUnsafeBytes { bytes in
                     try SystemCall.writeAll("write", bytes) { pointer, count, _ in
-                        Foundation.write(descriptor, pointer, count)
+                        Glibc.write(descriptor, pointer, count)
                     }
                 }
             } catch let error as SystemCallError {
@@ -84,7 +85,7 @@ enum WorkerFrame: UInt8 {
     }
 }
 
-/// Lines from a descriptor, read with read(2): FileHandle's reads cannot tell EOF from an error.
+/// Lines from a descriptor, read with read(2): (Foundation's FileHandle cannot tell EOF from an error).
 private struct LineReader {
     let descriptor: Int32
     private var buffer = Data()

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A piece of synthesised speech: mono 16-bit PCM at its sample rate.
 public struct PCMChunk {

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// A failure of synthesis in a worker process: the worker's own message (an unknown espeak-ng
 /// voice, say), or what happened to the worker (it died, the pool is shut down).
@@ -45,7 +47,7 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
     private let executable: URL
     private let arguments: [String]
     // Guards everything below.
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var idle: [Worker] = []
     /// Workers started and not yet stopped, idle or busy.
     private var running = 0
@@ -227,7 +229,7 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
     /// Closing the socket ends the worker's input, so it exits; `kill` is for one mid-reply.
     /// Returns once the worker has been reaped.
     private func retire(_ worker: Worker, kill: Bool) {
-        if kill { condition.withLock { if !worker.exited { _ = Foundation.kill(worker.pid, SIGKILL) } } }
+        if kill { condition.withLock { if !worker.exited { _ = Glibc.kill(worker.pid, SIGKILL) } } }
         close(worker.socket)
         worker.reaped.wait()
     }
@@ -248,7 +250,7 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
         // Busy workers are replaced by their request's check-in.
         if wasIdle {
             close(worker.socket)
-            Thread.detachNewThread { [self] in replenish() }
+            startDetachedThread { [self] in replenish() }
         }
     }
 
@@ -291,14 +293,14 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
             throw WorkerError("cannot start \(executable.path): \(String(cString: strerror(code)))")
         }
         let worker = Worker(pid: pid, socket: parentEnd)
-        Thread.detachNewThread { [self] in watch(worker) }
+        startDetachedThread { [self] in watch(worker) }
         return worker
     }
 
     private func send(_ data: Data, to worker: Worker) throws {
         try data.withUnsafeBytes { bytes in
             try SystemCall.writeAll("send", bytes) { pointer, count, _ in
-                Foundation.send(worker.socket, pointer, count, Int32(MSG_NOSIGNAL))
+                Glibc.send(worker.socket, pointer, count, Int32(MSG_NOSIGNAL))
             }
         }
     }
@@ -322,7 +324,7 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
     private func read(_ count: Int, from worker: Worker) throws -> Data {
         var data = Data(count: count)
         let received = try data.withUnsafeMutableBytes { bytes in
-            try SystemCall.readFully("read", into: bytes) { Foundation.read(worker.socket, $0, $1) }
+            try SystemCall.readFully("read", into: bytes) { Glibc.read(worker.socket, $0, $1) }
         }
         guard received == count else { throw SystemCallError("read", code: EPIPE) }
         return data

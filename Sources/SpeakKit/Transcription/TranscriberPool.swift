@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Several transcribers of one kind, each serving one call at a time: a pocketsphinx decoder is
 /// not thread-safe and loads its model once, so a server keeps one per core, made on first need.
@@ -7,7 +8,7 @@ import Foundation
 public final class TranscriberPool: Transcriber, @unchecked Sendable {
     private let size: Int
     private let make: @Sendable () throws -> any Transcriber
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var idle: [any Transcriber] = []
     private var made = 0
 

@@ -1,0 +1,53 @@
+import FoundationEssentials
+import Glibc
+
+/// Plain POSIX file reads for the paths every `speak TEXT` takes, where FileManager's first use
+/// (its shared instance and its URL handling) costs more than the read itself.
+package enum FileSystem {
+    /// The entries of directory `path` but `.` and `..`, unsorted; `nil` if it cannot be read.
+    package static func names(in path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The whole of file `path`.
+    package static func contents(of path: String) throws(SystemCallError) -> [UInt8] {
+        let file = try SystemCall.retrying("open") { open(path, O_RDONLY | O_CLOEXEC) }
+        defer { close(file) }
+        var bytes: [UInt8] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 16384, alignment: 1)
+        defer { chunk.deallocate() }
+        while true {
+            let count = try SystemCall.retrying("read") { read(file, chunk.baseAddress, chunk.count) }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
+        }
+    }
+
+    /// Whether something exists at `path` (following symbolic links).
+    package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// `path` without its last component, as NSString's `deletingLastPathComponent` gives it:
+    /// `/a/b` → `/a`, `/a` → `/`, `b` → ``.
+    package static func parent(of path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The extension of `path`'s last component (`mp3` for `a/b.mp3`), `` if it has none.
+    package static func pathExtension(of path: String) -> String {
+        let name = path.split(separator: "/").last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+}
