@@ -82,9 +82,9 @@ public enum PiperVoicePreparation {
                 defer { close(source) }
                 let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 22, alignment: 1)
                 defer { block.deallocate() }
-                while case let count = try SystemCall.retrying("read", { read(source, block.baseAddress, block.count) }),
-                    count > 0
-                {
+                while true {
+                    let count = try SystemCall.retrying("read") { read(source, block.baseAddress, block.count) }
+                    if count == 0 { break }
                     try append(UnsafeRawBufferPointer(rebasing: block[..<count]))
                 }
                 try ONNXModelFile.metadataEntries(missing).withUnsafeBytes { try append($0) }
