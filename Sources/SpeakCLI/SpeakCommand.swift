@@ -264,7 +264,7 @@ extension VoiceCatalog {
     package static func standard(adding directory: String?) throws -> VoiceCatalog {
         let listed = environmentValue("SPEAK_VOICES")?.split(separator: ":").map(String.init) ?? []
         let data = environmentValue("XDG_DATA_HOME") ?? ((environmentValue("HOME") ?? "/tmp") + "/.local/share")
-        let user = [data + "/speak/voices"].filter { FileManager.default.fileExists(atPath: $0) }
+        let user = [data + "/speak/voices"].filter(FileSystem.exists)
         let directories = [shippedDirectory()?.path].compactMap { $0 } + user + listed + [directory].compactMap { $0 }
         return try VoiceCatalog(directories: directories.map { URL(fileURLWithPath: $0) })
     }

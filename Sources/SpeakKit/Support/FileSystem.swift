@@ -32,6 +32,26 @@ package enum FileSystem {
         }
     }
 
+    /// `path` with every symbolic link, `.` and `..` resolved, if it exists.
+    package static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// `path` with `.` and `..` resolved by its text alone, as URL's `standardizedFileURL` does.
+    package static func normalized(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") where part != "." {
+            if part == ".." {
+                if !parts.isEmpty { parts.removeLast() }
+            } else {
+                parts.append(part)
+            }
+        }
+        return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
+    }
+
     /// Whether something exists at `path` (following symbolic links).
     package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 

@@ -48,26 +48,28 @@ public struct VoiceCatalog: Sendable {
     /// `PREFIX/share/speak/Voices` for an installed `PREFIX/bin/speak` or
     /// `PREFIX/libexec/speak/speak-full`, `Voices/` beside the executable, or the package's `Voices/`
     /// for an executable anywhere under a build tree's `.build/`.
-    public static func shippedDirectory(
-        executable: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    ) -> URL? {
-        let bin = executable.deletingLastPathComponent().standardizedFileURL
-        var candidates = [bin.appendingPathComponent("../share/speak/Voices")]
-        if bin.lastPathComponent == "speak" && bin.deletingLastPathComponent().lastPathComponent == "libexec" {
-            candidates.append(bin.appendingPathComponent("../../share/speak/Voices"))
+    public static func shippedDirectory(executable: URL? = nil) -> URL? {
+        // Paths as strings: URL's symlink and standardising machinery costs `speak TEXT` a third
+        // of a millisecond.
+        let program = executable.map(\.path) ?? FileSystem.realPath("/proc/self/exe") ?? ""
+        let bin = FileSystem.normalized(FileSystem.parent(of: program))
+        let name = { (path: String) in String(path.split(separator: "/").last ?? "") }
+        var candidates = [bin + "/../share/speak/Voices"]
+        if name(bin) == "speak" && name(FileSystem.parent(of: bin)) == "libexec" {
+            candidates.append(bin + "/../../share/speak/Voices")
         }
-        candidates.append(bin.appendingPathComponent("Voices"))
+        candidates.append(bin + "/Voices")
         // A build tree: `.build/<triple>/<configuration>`, or under a scratch path such as
         // `.build/asan/<triple>/<configuration>`.
         var ancestor = bin
-        while ancestor.pathComponents.count > 1 {
-            ancestor = ancestor.deletingLastPathComponent()
-            if ancestor.lastPathComponent == ".build" {
-                candidates.append(ancestor.appendingPathComponent("../Voices"))
+        while ancestor.count > 1 {
+            ancestor = FileSystem.parent(of: ancestor)
+            if name(ancestor) == ".build" {
+                candidates.append(ancestor + "/../Voices")
                 break
             }
         }
-        return candidates.map(\.standardizedFileURL).first { FileManager.default.fileExists(atPath: $0.path) }
+        return candidates.map(FileSystem.normalized).first(where: FileSystem.exists).map { URL(fileURLWithPath: $0) }
     }
 
     /// The voice named `name` (case-insensitive), or an error naming the closest voices.
