@@ -68,27 +68,33 @@ extension Synthesizer {
 
 /// The engines one process carries, by the names voice files use. Each is made on first use
 /// (loading espeak-ng's data or a neural model is not free) and then shared.
+///
+/// Pairs in order, not dictionaries: a process carries three engines at most, and a dictionary
+/// made first thing costs `speak TEXT` a quarter of a millisecond (its generic metadata and the
+/// runtime's first conformance search), before it can start opening the speaker.
 public final class SynthesizerRegistry: Sendable {
-    private let makers: [String: @Sendable () throws -> any Synthesizer]
-    private let made = Locked<[String: any Synthesizer]>([:])
+    private let makers: KeyValuePairs<String, @Sendable () throws -> any Synthesizer>
+    private let made = Locked<[(engine: String, synthesizer: any Synthesizer)]>([])
 
-    public init(_ makers: [String: @Sendable () throws -> any Synthesizer]) {
+    public init(_ makers: KeyValuePairs<String, @Sendable () throws -> any Synthesizer>) {
         self.makers = makers
     }
 
     /// Engines whose names this registry knows.
-    public var engines: [String] { makers.keys.sorted() }
+    public var engines: [String] { makers.map(\.key).sorted() }
 
-    public func carries(_ engine: String) -> Bool { makers[engine] != nil }
+    public func carries(_ engine: String) -> Bool { makers.contains { $0.key == engine } }
 
     /// The synthesizer for `engine`, made now if this is its first use.
     public func synthesizer(for engine: String) throws -> any Synthesizer {
-        if let synthesizer = made.withLock({ $0[engine] }) { return synthesizer }
-        guard let make = makers[engine] else { throw SynthesisError.engineNotCarried(engine) }
+        if let made = made.withLock({ $0.first { $0.engine == engine }?.synthesizer }) { return made }
+        guard let make = makers.first(where: { $0.key == engine })?.value else {
+            throw SynthesisError.engineNotCarried(engine)
+        }
         let synthesizer = try make()
         return made.withLock { made in
-            if let first = made[engine] { return first }
-            made[engine] = synthesizer
+            if let first = made.first(where: { $0.engine == engine }) { return first.synthesizer }
+            made.append((engine, synthesizer))
             return synthesizer
         }
     }
