@@ -78,6 +78,22 @@ struct StartupTests {
         }
     }
 
+    /// Whether the executable at `path` carries CoreFoundation (Foundation's C core, statically
+    /// linked): its initialiser's name is in the symbol table.
+    static func carriesCoreFoundation(_ path: String) throws -> Bool {
+        try Data(contentsOf: URL(fileURLWithPath: path)).firstRange(of: Data("__CFInitialize".utf8)) != nil
+    }
+
+    @Test("the light speak links FoundationEssentials, not Foundation (speak-full carries it, so the check can fail)")
+    func lightWithoutFoundation() throws {
+        let full = URL(fileURLWithPath: Speak.executable).deletingLastPathComponent().appendingPathComponent(
+            "speak-full")
+        #expect(try Self.carriesCoreFoundation(full.path))
+        #expect(
+            try !Self.carriesCoreFoundation(Speak.executable),
+            "an `import Foundation` in SpeakKit, SpeakCLI or SpeakPiper?")
+    }
+
     @Test("the same trace sees the heavy libraries in speak serve's binary, so the check can fail")
     func traceSeesHeavyLibraries() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
