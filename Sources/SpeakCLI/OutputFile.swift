@@ -66,7 +66,8 @@ package final class OutputFile {
     package func commit() throws {
         closed = true
         // close(2) is where some file systems report a write that failed (NFS, a full quota).
-        _ = try writing { try SystemCall.retrying("close") { close(descriptor) } }
+        // Never retried: after EINTR the descriptor is gone already, and may be another file's.
+        try writing { if close(descriptor) != 0 { throw SystemCallError("close") } }
         guard let temporary else {
             committed = true
             return

@@ -126,7 +126,8 @@ public enum PiperVoicePreparation {
                 try SystemCall.writeAll("write", bytes) { pointer, count, _ in Glibc.write(file, pointer, count) }
             }
             closed = true
-            try SystemCall.retrying("close") { close(file) }
+            // Never retried: after EINTR the descriptor is gone already.
+            if close(file) != 0 { throw SystemCallError("close") }
             try SystemCall.retrying("rename") { rename(temporary.path, url.path) }
         } catch {
             unlink(temporary.path)
