@@ -86,9 +86,8 @@ package final class OutputFile {
     }
 
     private static func realPath(_ path: String) throws -> String {
-        guard let resolved = realpath(path, nil) else { throw cannotWrite(path) }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        guard let resolved = FileSystem.realPath(path) else { throw cannotWrite(path) }
+        return resolved
     }
 
     /// The path a chain of symlinks ends at, when it does not exist yet (a dangling link); the path

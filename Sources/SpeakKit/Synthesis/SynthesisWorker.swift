@@ -85,7 +85,7 @@ enum WorkerFrame: UInt8 {
     }
 }
 
-/// Lines from a descriptor, read with read(2): (Foundation's FileHandle cannot tell EOF from an error).
+/// Lines from a descriptor, read with read(2), which tells end of input from an error.
 private struct LineReader {
     let descriptor: Int32
     private var buffer = Data()
