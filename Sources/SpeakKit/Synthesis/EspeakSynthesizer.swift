@@ -28,6 +28,21 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
 
     private static let instance = Result { () throws(EspeakError) in try EspeakSynthesizer() }
 
+    /// libespeak-ng's functions, opened once per process.
+    private static let library = Result { () throws(EspeakError) -> SpeakEspeak in
+        var api = SpeakEspeak()
+        var reason = [CChar](repeating: 0, count: 1024)
+        guard speak_espeak_open(&api, &reason, reason.count) == 0 else {
+            let message = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw EspeakError(code: -1, function: "dlopen", message: message)
+        }
+        return api
+    }
+
+    /// Opens libespeak-ng (0.3 ms) without loading its data. `speak TEXT` calls it just before
+    /// the device opens: the two load libraries, and the dynamic loader lets one do so at a time.
+    public static func openLibrary() { _ = try? library.get() }
+
     /// The process-wide synthesizer, initialised on first use.
     public static func shared() throws(EspeakError) -> EspeakSynthesizer { try instance.get() }
 
@@ -38,12 +53,7 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     }
 
     private init() throws(EspeakError) {
-        var api = SpeakEspeak()
-        var reason = [CChar](repeating: 0, count: 1024)
-        guard speak_espeak_open(&api, &reason, reason.count) == 0 else {
-            let message = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw EspeakError(code: -1, function: "dlopen", message: message)
-        }
+        let api = try Self.library.get()
         self.api = api
         // Short buffers: the first chunk reaches the player after 20 ms of audio is synthesised.
         let rate = api.Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 20, nil, Int32(espeakINITIALIZE_DONT_EXIT))
