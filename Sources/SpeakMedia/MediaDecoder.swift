@@ -16,28 +16,38 @@ import SpeakKit
 ///   container with no audio stream, or so truncated or corrupt that nothing decodes. **400**.
 /// - `AudioFileError.unsupported`: a recognised media file whose audio codec this FFmpeg build
 ///   cannot decode. **415**.
+/// - `AudioFileError.tooLong`: longer than the caller's `maximumSeconds`; decoding stops there, so
+///   a small file of hours of near-silent Opus never becomes gigabytes of samples. **413**.
 /// - `FFmpegError`: FFmpeg failed on something other than the input (memory, resampler setup). **500**.
 ///
 /// A file truncated mid-stream decodes to the audio before the cut, as a partial upload would.
 public enum MediaDecoder {
     /// Decodes the file at `file`, recognised by its content, not its extension.
-    public static func decode(file: URL, sampleRate: Int = 16000) throws -> PCMBuffer {
-        try decode(Data(contentsOf: file, options: .mappedIfSafe), sampleRate: sampleRate)
+    public static func decode(file: URL, sampleRate: Int = 16000, maximumSeconds: Int? = nil) throws -> PCMBuffer {
+        try decode(
+            Data(contentsOf: file, options: .mappedIfSafe), sampleRate: sampleRate, maximumSeconds: maximumSeconds)
     }
 
-    /// Decodes a whole media file held in memory.
-    public static func decode(_ data: Data, sampleRate: Int = 16000) throws -> PCMBuffer {
+    /// Decodes a whole media file held in memory; with `maximumSeconds`, throws
+    /// `AudioFileError.tooLong` as soon as the audio runs past it.
+    public static func decode(_ data: Data, sampleRate: Int = 16000, maximumSeconds: Int? = nil) throws -> PCMBuffer {
         precondition(sampleRate > 0, "sample rate must be positive")
+        let maximumSamples =
+            maximumSeconds.map { seconds in
+                let (samples, overflow) = max(0, seconds).multipliedReportingOverflow(by: sampleRate)
+                return overflow ? .max : samples
+            } ?? .max
         guard !data.isEmpty else { throw AudioFileError.notAudio("empty input") }
         // A damaged header (a 1 Hz rate) is refused before FFmpeg would resample it 16000-fold.
         if WAV.isWAV(data) { _ = try WAV.format(of: data) }
         if WAV.isWAV(data), let pcm = try? WAV.decode(data), pcm.sampleRate == sampleRate {
             guard !pcm.samples.isEmpty else { throw AudioFileError.notAudio("WAV file without samples") }
+            if pcm.samples.count > maximumSamples { throw AudioFileError.tooLong(limitSeconds: maximumSeconds!) }
             return pcm
         }
         _ = quiet
         return try data.withUnsafeBytes { bytes in
-            let samples = try FFmpegDecoding(bytes: bytes, sampleRate: sampleRate).run()
+            let samples = try FFmpegDecoding(bytes: bytes, sampleRate: sampleRate, maximumSamples: maximumSamples).run()
             return PCMBuffer(sampleRate: sampleRate, samples: samples)
         }
     }
@@ -96,10 +106,12 @@ private final class FFmpegDecoding {
     /// What the resampler was set up for: a decoder may change rate or layout mid-stream.
     private var resamplerInput: (rate: Int32, format: Int32, channels: Int32)?
     private var samples: [Int16] = []
+    private let maximumSamples: Int
 
-    init(bytes: UnsafeRawBufferPointer, sampleRate: Int) {
+    init(bytes: UnsafeRawBufferPointer, sampleRate: Int, maximumSamples: Int) {
         input = MemoryInput(bytes: bytes)
         self.sampleRate = sampleRate
+        self.maximumSamples = maximumSamples
     }
 
     deinit {
@@ -251,6 +263,9 @@ private final class FFmpegDecoding {
             return try FFmpegError.check(swr_convert(resampler, &output, room, inputs, count), "swr_convert")
         }
         samples.removeLast(Int(room - made))
+        if samples.count > maximumSamples {
+            throw AudioFileError.tooLong(limitSeconds: maximumSamples / sampleRate)
+        }
     }
 
     private func flushResampler() throws {

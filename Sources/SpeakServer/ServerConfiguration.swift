@@ -18,6 +18,9 @@ public struct ServerConfiguration: Codable, Sendable {
     public var rateLimitBurst = 30
     public var maximumTextCharacters = 4096
     public var maximumBodyBytes = 64 << 10
+    /// The longest upload transcribed, in seconds. Two hours is 25 MB of 28 kbps speech; a 25 MB
+    /// file of near-silent Opus would decode to tens of hours and gigabytes of samples.
+    public var maximumAudioSeconds = 7200
     /// The ALSA device `POST /play` speaks on.
     public var device = "default"
     public var voicesDirectory: String?
@@ -56,6 +59,7 @@ public struct ServerConfiguration: Codable, Sendable {
         rateLimitBurst = try value(.rateLimitBurst, rateLimitBurst)
         maximumTextCharacters = try value(.maximumTextCharacters, maximumTextCharacters)
         maximumBodyBytes = try value(.maximumBodyBytes, maximumBodyBytes)
+        maximumAudioSeconds = try value(.maximumAudioSeconds, maximumAudioSeconds)
         device = try value(.device, device)
         voicesDirectory = try container.decodeIfPresent(String.self, forKey: .voicesDirectory)
         connectionLimit = try value(.connectionLimit, connectionLimit)

@@ -115,7 +115,12 @@ extension SpeechService {
     private func transcript(_ upload: UploadedFile, options: TranscriptionOptions) throws -> Transcript {
         let audio: PCMBuffer
         do {
-            audio = try MediaDecoder.decode(file: upload.url)
+            audio = try MediaDecoder.decode(file: upload.url, maximumSeconds: configuration.maximumAudioSeconds)
+        } catch AudioFileError.tooLong(let limit) {
+            throw HTTPError(
+                413,
+                "\(upload.filename ?? "the recording") is longer than \(limit) s, the most this server transcribes",
+                param: "file", code: "audio_too_long")
         } catch let error as AudioFileError {
             // A part that says it is audio but does not decode is corrupt (400); anything
             // else is a kind of file we do not take (415).

@@ -136,6 +136,23 @@ final class ServerMistakeTests {
         #expect(errorParam(language) == "language")
     }
 
+    @Test("an upload longer than maximumAudioSeconds is 413 naming the limit, in WAV and in MP3")
+    func tooLongUpload() throws {
+        let config = server.directory.appendingPathComponent("one-second.json")
+        try Data(#"{"maximumAudioSeconds": 1}"#.utf8).write(to: config)
+        let strict = try RunningServer(["--engine", "pocketsphinx", "--config", config.path])
+        for name in ["yes.wav", "yes.mp3"] {  // 1.7 s: read natively, and through FFmpeg
+            let reply = try strict.authorized([
+                "-F", "model=whisper-1", "-F", "file=@\(ClientMistakeTests.samples.appendingPathComponent(name).path)",
+                "\(strict.url)/v1/audio/transcriptions",
+            ])
+            #expect(reply.status == 413, "\(name): \(reply.text)")
+            #expect(reply.errorMessage?.contains("longer than 1 s") == true, "\(name): \(reply.text)")
+            #expect(errorParam(reply) == "file")
+        }
+        #expect(try curl(["\(strict.url)/health"]).status == 200, "the server goes on")
+    }
+
     @Test("a WAV claiming a 1 Hz rate is 400 at once, and the server does not grow")
     func oneHertzUpload() throws {
         var wav = try Data(contentsOf: ClientMistakeTests.samples.appendingPathComponent("yes.wav"))

@@ -37,6 +37,7 @@ struct MediaDecoderTests {
             switch error {
             case .notAudio: return "notAudio"
             case .unsupported: return "unsupported"
+            case .tooLong: return "tooLong"
             }
         } catch {
             return "\(type(of: error)): \(error)"
@@ -53,6 +54,14 @@ struct MediaDecoderTests {
     @Test("each format decodes from a file", arguments: formats)
     func fromFile(name: String) throws {
         Self.expectLikeReference(try MediaDecoder.decode(file: Self.samples.appending(path: name)), name)
+    }
+
+    @Test(
+        "a decode runs to maximumSeconds and no further: 1.7 s of audio is tooLong at 1 s, whole at 2",
+        arguments: formats)
+    func maximumSeconds(name: String) throws {
+        #expect(Self.failure { try MediaDecoder.decode(Self.fixture(name), maximumSeconds: 1) } == "tooLong", "\(name)")
+        Self.expectLikeReference(try MediaDecoder.decode(Self.fixture(name), maximumSeconds: 2), name)
     }
 
     @Test("WAV already at the wanted rate comes through sample for sample")

@@ -12,11 +12,14 @@ public enum AudioFileFormat: String, Sendable, CaseIterable {
 public enum AudioFileError: Error, Equatable, CustomStringConvertible {
     case notAudio(String)
     case unsupported(String)
+    /// Decoding stopped at the caller's limit, in seconds.
+    case tooLong(limitSeconds: Int)
 
     public var description: String {
         switch self {
         case .notAudio(let why): "not an audio file: \(why)"
         case .unsupported(let what): "unsupported audio: \(what)"
+        case .tooLong(let limit): "the audio is longer than \(limit) s"
         }
     }
 }

@@ -120,8 +120,8 @@ enum WebPage {
           try { message = (await response.json()).error.message || ""; } catch (_) {}
           switch (response.status) {
             case 401: return "Wrong token: check the token above.";
-            case 413: return what === "upload" ? "The recording is too long for the server (25 MB at most)." : "The \#
-        text is too long for the server.";
+            case 413: return what === "upload" ? "The recording is too long for the server (" + (message || "25 MB \#
+        at most") + ")." : "The text is too long for the server.";
             case 415: return "The server cannot read this kind of audio" + (message ? " (" + message + ")." : ".");
             case 429: {
               const wait = response.headers.get("Retry-After");
