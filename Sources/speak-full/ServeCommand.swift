@@ -141,6 +141,18 @@ enum ServeCommand {
         var zeroconfName = "speak"
     }
 
+    /// A new `speak-uploads-XXXXXX` in the temporary directory ($TMPDIR, else /tmp), mode 0700.
+    private static func uploadSpool() throws -> URL {
+        let parent = FileManager.default.temporaryDirectory.path
+        do throws(SystemCallError) {
+            let path = try FileSystem.makeUniqueDirectory(in: parent, prefix: "speak-uploads-")
+            return URL(fileURLWithPath: path, isDirectory: true)
+        } catch {
+            throw InputError(
+                code: .cannotCreate, message: "cannot make the upload spool in \(parent): \(error.message)")
+        }
+    }
+
     private static func serve(
         _ configuration: ServerConfiguration, local: Engines.LocalTranscriber, wyoming: WyomingOptions
     ) throws {
@@ -167,8 +179,9 @@ enum ServeCommand {
         let workers = try WorkerPool(
             executable: Handover.lightExecutable() ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
             size: configuration.effectiveWorkers)
-        let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("speak-uploads-\(getpid())")
-        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        // The upload spool: a fresh private directory (in a shared /tmp, a predictable name could
+        // be made first by another user), removed on a clean stop.
+        let uploads = try uploadSpool()
         defer { try? FileManager.default.removeItem(at: uploads) }
         // A Whisper model that cannot load leaves the rest of the server working: transcription
         // answers 503 with the reason, logged once here.

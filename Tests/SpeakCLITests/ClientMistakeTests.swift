@@ -5,7 +5,7 @@ import Testing
 /// Client mistakes are told apart from failures (issue 11, item 11): the command line says what
 /// is wrong with a usage (64) or bad-data (65) exit, the server answers 400 naming the field.
 @Suite("client mistakes: clear lines and 4xx, never 5xx")
-struct ClientMistakeTests {
+final class ClientMistakeTests {
     static let samples = TranscriptionServerTests.samples
     let scratch: URL
 
@@ -14,6 +14,9 @@ struct ClientMistakeTests {
             .appendingPathComponent("speak-mistakes-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
+
+    /// Swift Testing runs it after each test: `scratch` goes with the test that made it.
+    deinit { try? FileManager.default.removeItem(at: scratch) }
 
     /// `speak ARGUMENTS` with raw bytes in the last argument (a Swift String cannot hold invalid UTF-8).
     func speak(_ arguments: [String], lastArgument bytes: [UInt8]) throws -> Subprocess.Result {

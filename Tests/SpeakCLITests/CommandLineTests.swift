@@ -4,7 +4,7 @@ import Testing
 
 /// The `speak` binary's manners: listings, files, and one clear line for every kind of bad input.
 @Suite("speak on the command line")
-struct CommandLineTests {
+final class CommandLineTests {
     let scratch: URL
 
     init() throws {
@@ -12,6 +12,9 @@ struct CommandLineTests {
             "speak-cli-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
+
+    /// Swift Testing runs it after each test: `scratch` goes with the test that made it.
+    deinit { try? FileManager.default.removeItem(at: scratch) }
 
     /// An environment with no audio server at all: ALSA's `default` has nothing to play on.
     var silentMachine: [String: String] {

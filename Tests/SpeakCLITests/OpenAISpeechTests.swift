@@ -192,6 +192,7 @@ struct SpeechCancellationTests {
     func hangUp() throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID()).json")
         try Data(#"{"maximumTextCharacters": 400000, "maximumBodyBytes": 1000000}"#.utf8).write(to: config)
+        defer { try? FileManager.default.removeItem(at: config) }
         let server = try RunningServer(["--config", config.path])
         let before = Self.children(of: server.process.pid)
         #expect(before.count == 2, "\(before)")

@@ -5,7 +5,7 @@ import Testing
 /// `-o` onto what is not a plain file (issue 11, item 1): devices, FIFOs and symlinks are written
 /// through; directories and sockets are refused with exit 73; nothing is ever replaced.
 @Suite("speak -o onto special files")
-struct OutputTargetTests {
+final class OutputTargetTests {
     let scratch: URL
 
     init() throws {
@@ -13,6 +13,9 @@ struct OutputTargetTests {
             .appendingPathComponent("speak-out-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
+
+    /// Swift Testing runs it after each test: `scratch` goes with the test that made it.
+    deinit { try? FileManager.default.removeItem(at: scratch) }
 
     /// A character device like `/dev/null` (1,3) or `/dev/full` (1,7): a private node made with
     /// mknod where allowed (root; `1 << 8 | minor` is `makedev(1, minor)`), so a regression cannot

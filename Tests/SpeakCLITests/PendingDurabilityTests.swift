@@ -5,7 +5,7 @@ import Testing
 /// `speak transcribe --pending` deletes a recording only once its text is safe (issue 11, item 7):
 /// killed right after the first file, the first file's text must already be out.
 @Suite("speak transcribe --pending: no recording lost to a kill")
-struct PendingDurabilityTests {
+final class PendingDurabilityTests {
     let dataHome: URL
     let spool: Spool
     var environment: [String: String] {
@@ -25,6 +25,9 @@ struct PendingDurabilityTests {
         for _ in 0..<40 { long.samples += yes.samples }
         try WAV.encode(long).write(to: spool.directory.appendingPathComponent("20260101-000001.000-second.wav"))
     }
+
+    /// Swift Testing runs it after each test: `dataHome` goes with the test that made it.
+    deinit { try? FileManager.default.removeItem(at: dataHome) }
 
     /// Starts `speak transcribe --pending ARGUMENTS`, kills it with SIGKILL once the first
     /// recording is gone from the spool, and returns what it printed.

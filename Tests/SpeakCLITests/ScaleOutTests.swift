@@ -262,10 +262,13 @@ final class Cluster {
     var url: String { "http://127.0.0.1:\(port)" }
     var cacheDirectory: URL { directory.appendingPathComponent("cache") }
     var tokensFile: URL { directory.appendingPathComponent("tokens") }
+    /// The instances' TMPDIR: one killed with SIGKILL (as a test does) leaves its upload spool,
+    /// which goes with the cluster's directory.
+    var temporaryDirectory: URL { directory.appendingPathComponent("tmp") }
 
     init(instances count: Int = 3, withNginx: Bool = true, rateLimit: RateLimit = .shipped) throws {
         self.rateLimit = rateLimit
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
         var tokens = ""
         for (token, name) in [(alice, "alice"), (bob, "bob"), (probe, "probe")] {
             tokens += try Speak.run(["serve", "--hash-token", token, "--name", name]).stdout
@@ -371,13 +374,15 @@ final class Instance {
     init(port: Int, cluster: Cluster) throws {
         self.port = port
         let limit = cluster.rateLimit == .unlimited ? ["--rate-limit", "1000000"] : []
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = cluster.temporaryDirectory.path
         // One worker each: three instances on a machine of two cores.
         process = try Speak.start(
             [
                 "serve", "--port", String(port), "--tokens", cluster.tokensFile.path, "--cache-dir",
                 cluster.cacheDirectory.path,
                 "--workers", "1", "--threads", "2",
-            ] + limit)
+            ] + limit, environment: environment)
     }
 
     /// What an orchestrator does before sending traffic: wait for `/ready`.
@@ -488,6 +493,13 @@ final class Load {
                 "python3", "-c", Self.script, String(cluster.port), token, String(threads), stopFile.path,
                 progressFile.path,
             ])
+    }
+
+    /// A test that failed before ``finish()`` leaves the client running (polling for a stop file
+    /// that goes with the cluster's directory): it is ended here. After finish() nothing is sent.
+    deinit {
+        process.send(SIGKILL)
+        _ = process.wait()
     }
 
     /// Good replies so far.

@@ -4,17 +4,27 @@ import Testing
 
 /// The faults an adversarial run found in `speak serve` (issue 11), each against a real server.
 @Suite("speak serve under faults", .serialized)
-struct ServerFaultTests {
+final class ServerFaultTests {
+    /// The test's config files and voices, removed after it (Swift Testing runs deinit then).
+    let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("server-faults-\(UUID())")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: scratch) }
+
     /// A JSON config file for one server.
-    static func config(_ json: String) throws -> URL {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID()).json")
+    func config(_ json: String) throws -> URL {
+        let file = scratch.appendingPathComponent("config-\(UUID()).json")
         try Data(json.utf8).write(to: file)
         return file
     }
 
     /// A voices directory with `relay`, an upstream voice fetching from `url`.
-    static func relayVoices(upstream url: String, timeout: Int) throws -> URL {
-        let voices = FileManager.default.temporaryDirectory.appendingPathComponent("voices-\(UUID())")
+    func relayVoices(upstream url: String, timeout: Int) throws -> URL {
+        let voices = scratch.appendingPathComponent("voices-\(UUID())")
         try FileManager.default.createDirectory(at: voices, withIntermediateDirectories: true)
         let voice = """
             {"name": "relay", "language": "en", "espeakVoice": "en-us", "rate": 175, "pitch": 50,
@@ -29,13 +39,20 @@ struct ServerFaultTests {
     func shutdownPastGrace() throws {
         // An upstream that takes the connection and never answers: the request stays suspended.
         let silent = try SilentListener()
-        let voices = try Self.relayVoices(upstream: "http://127.0.0.1:\(silent.port)", timeout: 120)
-        let server = try RunningServer([
-            "--voices-dir", voices.path, "--config", try Self.config(#"{"shutdownGraceSeconds": 1}"#).path,
-        ])
-        let uploads = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "speak-uploads-\(server.process.pid)")
-        #expect(FileManager.default.fileExists(atPath: uploads.path))
+        let voices = try relayVoices(upstream: "http://127.0.0.1:\(silent.port)", timeout: 120)
+        // The server's own temporary directory, so its spool (a name mkdtemp chose) is the one
+        // speak-uploads-* there.
+        let temporary = scratch.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        let server = try RunningServer(
+            ["--voices-dir", voices.path, "--config", try config(#"{"shutdownGraceSeconds": 1}"#).path],
+            environment: ["TMPDIR": temporary.path])
+        let spools = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
+        #expect(spools.count == 1 && spools.allSatisfy { $0.hasPrefix("speak-uploads-") }, "\(spools)")
+        let uploads = temporary.appendingPathComponent(try #require(spools.first))
+        // Private: another local user can neither list nor plant files in it.
+        let mode = try FileManager.default.attributesOfItem(atPath: uploads.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700, "mode \(String(mode ?? 0, radix: 8))")
         let request = try Subprocess(
             "/usr/bin/curl",
             [
@@ -50,11 +67,13 @@ struct ServerFaultTests {
         #expect(!stopped.stderr.contains("suspended connections"))
         #expect(Set(["503", "000"]).contains(answered.stdout), "the client got \(answered.stdout)")
         #expect(!FileManager.default.fileExists(atPath: uploads.path))
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
+        #expect(left.isEmpty, "left in the server's temporary directory: \(left)")
     }
 
     @Test("idle connections cannot lock /health out; past the limit a connection gets 503 at once")
     func connectionLimit() throws {
-        let server = try RunningServer(["--config", try Self.config(#"{"idleTimeoutSeconds": 3}"#).path])
+        let server = try RunningServer(["--config", try config(#"{"idleTimeoutSeconds": 3}"#).path])
         var idle = try (0..<1020).map { _ in try RawConnection(port: server.port) }
         let health = try curl(["--max-time", "5", "\(server.url)/health"])
         #expect(health.status == 200)
@@ -62,7 +81,7 @@ struct ServerFaultTests {
         #expect(idle.prefix(10).allSatisfy { $0.waitForClose(seconds: 10) }, "idle connections closed")
         idle.removeAll()
 
-        let limited = try RunningServer(["--config", try Self.config(#"{"connectionLimit": 20}"#).path])
+        let limited = try RunningServer(["--config", try config(#"{"connectionLimit": 20}"#).path])
         // Connections kept open, each answered once; the next past the limit gets a 503. (The
         // start-up health checks' connections may still be counted for a moment, hence 18...20.)
         var held: [RawConnection] = []
@@ -261,7 +280,7 @@ struct ServerFaultTests {
     @Test("cache hits do not count against the rate limit; new replies do")
     func cacheHitsAreFree() throws {
         let server = try RunningServer([
-            "--config", try Self.config(#"{"rateLimitPerMinute": 1, "rateLimitBurst": 3}"#).path,
+            "--config", try config(#"{"rateLimitPerMinute": 1, "rateLimitBurst": 3}"#).path,
         ])
         let cached = "\(server.url)/speak?text=Free%20when%20cached"
         #expect(try server.authorized([cached]).headers["x-speak-cache"] == "miss")

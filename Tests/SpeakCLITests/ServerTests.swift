@@ -207,6 +207,7 @@ struct ServerScenarioTests {
     func rateLimit() throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("rate-\(UUID()).json")
         try Data(#"{"rateLimitPerMinute": 6, "rateLimitBurst": 3}"#.utf8).write(to: config)
+        defer { try? FileManager.default.removeItem(at: config) }
         let server = try RunningServer(["--config", config.path])
         let statuses = try (0..<5).map { _ in try server.authorized(["\(server.url)/voices"]) }
         #expect(statuses.prefix(3).allSatisfy { $0.status == 200 })
@@ -240,6 +241,7 @@ struct ServerScenarioTests {
     @Test("the cache survives a restart")
     func cacheSurvivesRestart() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let body = #"{"text": "Remember me after a restart."}"#
         let first = try RunningServer(directory: directory)
         #expect(try first.authorized(["-d", body, "\(first.url)/speak"]).headers["x-speak-cache"] == "miss")
@@ -281,6 +283,7 @@ struct ServerScenarioTests {
         let upstream = try RunningServer()
         let voices = FileManager.default.temporaryDirectory.appendingPathComponent("voices-\(UUID())")
         try FileManager.default.createDirectory(at: voices, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: voices) }
         let keyFile = voices.appendingPathComponent("upstream.key")
         try Data("\(upstream.token)\n".utf8).write(to: keyFile)
         let voice = """

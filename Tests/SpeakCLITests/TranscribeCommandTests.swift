@@ -34,6 +34,7 @@ struct TranscribeCommandTests {
     func badInput() throws {
         let text = FileManager.default.temporaryDirectory.appendingPathComponent("notes-\(UUID()).txt")
         try Data("not audio".utf8).write(to: text)
+        defer { try? FileManager.default.removeItem(at: text) }
         let cases: [([String], Int32, String)] = [
             ([text.path], 65, "not an audio file"),
             (["/nonexistent.wav"], 66, "cannot read /nonexistent.wav"),

@@ -9,6 +9,7 @@ struct VoiceAvailabilityServerTests {
     func missingVoiceIsItsOwn503() throws {
         let voices = FileManager.default.temporaryDirectory.appendingPathComponent("voices-\(UUID())")
         try FileManager.default.createDirectory(at: voices, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: voices) }
         try Data(#"{"name":"ghost","language":"en-US","engine":"piper","piper":{"model":"en_US-ghost.onnx"}}"#.utf8)
             .write(to: voices.appendingPathComponent("ghost.json"))
         let server = try RunningServer(["--voices-dir", voices.path])

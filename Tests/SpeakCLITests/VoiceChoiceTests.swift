@@ -4,7 +4,7 @@ import Testing
 
 /// Which voice speaks without `-v`: set once by the user, as macOS users set the voice for `say`.
 @Suite("choosing the default voice")
-struct VoiceChoiceTests {
+final class VoiceChoiceTests {
     let scratch: URL
 
     init() throws {
@@ -12,6 +12,9 @@ struct VoiceChoiceTests {
             "speak-voice-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
+
+    /// Swift Testing runs it after each test: `scratch` goes with the test that made it.
+    deinit { try? FileManager.default.removeItem(at: scratch) }
 
     func environment(_ extra: [String: String]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment

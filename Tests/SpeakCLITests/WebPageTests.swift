@@ -17,8 +17,13 @@ struct WebPageTests {
         else {
             throw TestFailure("no chromium or chromedriver: run Scripts/install-browser")
         }
+        // Chromium leaves its singleton socket's directory (org.chromium.Chromium.*) in TMPDIR after
+        // each run here, though the driver quits it: there, it goes with the server's directory.
+        let temporary = server.directory.appendingPathComponent("browser-tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         let result = try Subprocess.run(
-            "/usr/bin/env", ["python3", Self.driver.path, server.url, token ?? server.token] + arguments)
+            "/usr/bin/env", ["python3", Self.driver.path, server.url, token ?? server.token] + arguments,
+            environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 })
         guard result.status == 0,
             let seen = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
         else {

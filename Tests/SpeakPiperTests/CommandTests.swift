@@ -6,13 +6,16 @@ import Testing
 
 /// The built speak and speak-full with Piper voices, run as a user runs them.
 @Suite("Piper from the command line", .serialized)
-struct CommandTests {
+final class CommandTests {
     let scratch: URL
 
     init() throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("piper-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
+
+    /// Swift Testing runs it after each test: `scratch` goes with the test that made it.
+    deinit { try? FileManager.default.removeItem(at: scratch) }
 
     var full: String { Command.products.appendingPathComponent("speak-full").path }
     var light: String { Command.products.appendingPathComponent("speak").path }

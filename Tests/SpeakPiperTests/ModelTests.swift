@@ -6,13 +6,16 @@ import Testing
 
 /// Finding, preparing and refusing models: missing and damaged ones are one clear line, never a crash.
 @Suite("Piper models", .serialized)
-struct ModelTests {
+final class ModelTests {
     let scratch: URL
 
     init() throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("piper-models-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
+
+    /// Swift Testing runs it after each test: `scratch` goes with the test that made it.
+    deinit { try? FileManager.default.removeItem(at: scratch) }
 
     /// The joe voice as installed.
     static var installed: URL { get throws { try Joe.synthesizer.modelFile(for: Joe.voice) } }

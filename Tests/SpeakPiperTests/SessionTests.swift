@@ -7,13 +7,16 @@ import Testing
 /// How the model's ONNX Runtime session is set up: its threads, and the optimised copy of a model
 /// that loads in a third of the time.
 @Suite("Piper sessions", .serialized)
-struct SessionTests {
+final class SessionTests {
     let scratch: URL
 
     init() throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("piper-session-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
+
+    /// Swift Testing runs it after each test: `scratch` goes with the test that made it.
+    deinit { try? FileManager.default.removeItem(at: scratch) }
 
     @Test("ONNX Runtime gets a thread a core (at most 4), spinning as its default; the environment overrides both")
     func standard() {
@@ -29,7 +32,6 @@ struct SessionTests {
 
     @Test("the settings reach sherpa-onnx as a provider config file that exists only while the model loads")
     func providerFile() throws {
-        defer { try? FileManager.default.removeItem(at: scratch) }
         var settings = SessionSettings(threads: 2, spinning: false)
         settings.optimizationLevel = 0
         var seen: (provider: String, text: String)?
@@ -77,7 +79,6 @@ struct SessionTests {
 
     @Test("a model with an optimised copy for this ONNX Runtime loads the copy, which speaks as the model does")
     func optimizedCopy() throws {
-        defer { try? FileManager.default.removeItem(at: scratch) }
         let library = try SherpaOnnxLibrary.shared()
         let version = try #require(library.onnxRuntimeVersion)
         let piperTTSVersion = try PiperTTS.run(

@@ -4,11 +4,14 @@ import Testing
 @testable import SpeakServer
 
 @Suite("multipart uploads, parsed as they stream in")
-struct MultipartParserTests {
+final class MultipartParserTests {
     let spool = FileManager.default.temporaryDirectory.appendingPathComponent("multipart-\(UUID())")
     let boundary = "Boundary-7MA4YWxkTrZu0gW"
 
     init() throws { try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true) }
+
+    /// Swift Testing runs it after each test: `spool` goes with the test that made it.
+    deinit { try? FileManager.default.removeItem(at: spool) }
 
     /// The seed client's upload: a `language` field and `note.m4a` as audio/mp4.
     func body(file: [UInt8]) -> [UInt8] {

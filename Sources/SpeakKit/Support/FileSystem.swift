@@ -32,6 +32,17 @@ package enum FileSystem {
         }
     }
 
+    /// A new directory `parent/prefixXXXXXX` made by mkdtemp(3): a name nobody could guess and
+    /// create first, mode 0700, and this call's own (it fails rather than take one that exists).
+    /// Returns its path.
+    package static func makeUniqueDirectory(in parent: String, prefix: String) throws(SystemCallError) -> String {
+        var template = Array((parent + "/" + prefix + "XXXXXX").utf8CString)
+        guard (template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }) != nil else {
+            throw SystemCallError("mkdtemp")
+        }
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// `path` with every symbolic link, `.` and `..` resolved, if it exists.
     package static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

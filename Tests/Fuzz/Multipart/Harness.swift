@@ -9,6 +9,8 @@ import FuzzDriver
 private let spool: URL = {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("speak-fuzz-multipart-\(getpid())")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    // libFuzzer ends a run with exit(3): the spool goes then (a crash leaves it, with the reproducer).
+    atexit { try? FileManager.default.removeItem(at: spool) }
     return directory
 }()
 

@@ -1,9 +1,13 @@
 import Foundation
 
-/// A real `speak serve` on a free port, with its own tokens file and cache directory.
+/// A real `speak serve` on a free port, with its own tokens file and cache directory. Released, it
+/// stops the server as a user would (SIGTERM, so it removes its upload spool) and removes its
+/// directory unless the test gave it one.
 final class RunningServer {
     let port: Int
     let directory: URL
+    /// Whether `directory` was made here, so goes with the server.
+    private let ownsDirectory: Bool
     let token = "test-token-\(UUID().uuidString.prefix(8))"
     let process: Subprocess
     var url: String { "http://127.0.0.1:\(port)" }
@@ -16,26 +20,35 @@ final class RunningServer {
             directory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent(
                 "speak-serve-\(UUID().uuidString.prefix(8))")
+        ownsDirectory = directory == nil
+        let made = ownsDirectory ? self.directory : nil
         try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
-        let tokensFile = self.directory.appendingPathComponent("tokens")
-        let cacheDirectory = self.directory.appendingPathComponent("cache")
-        let hashed = try Speak.run(["serve", "--hash-token", token, "--name", "tests"])
-        try Data(hashed.stdout.utf8).write(to: tokensFile)
-        port = try Self.freePort()
-        var variables = ProcessInfo.processInfo.environment
-        variables.merge(environment) { $1 }
-        process = try Speak.start(
-            [
-                "serve", "--port", String(port), "--tokens", tokensFile.path, "--cache-dir", cacheDirectory.path,
-                "--workers", "2",
-            ] + extra,
-            environment: variables)
+        // Until the instance is whole, deinit would not run: a failure here cleans up itself.
+        do {
+            let tokensFile = self.directory.appendingPathComponent("tokens")
+            let cacheDirectory = self.directory.appendingPathComponent("cache")
+            let hashed = try Speak.run(["serve", "--hash-token", token, "--name", "tests"])
+            try Data(hashed.stdout.utf8).write(to: tokensFile)
+            port = try Self.freePort()
+            var variables = ProcessInfo.processInfo.environment
+            variables.merge(environment) { $1 }
+            process = try Speak.start(
+                [
+                    "serve", "--port", String(port), "--tokens", tokensFile.path, "--cache-dir", cacheDirectory.path,
+                    "--workers", "2",
+                ] + extra,
+                environment: variables)
+        } catch {
+            if let made { try? FileManager.default.removeItem(at: made) }
+            throw error
+        }
+        // From here a failure releases a whole instance: deinit stops the server and cleans up.
         try waitUntilHealthy()
     }
 
     deinit {
-        process.send(SIGKILL)
-        _ = process.wait()
+        _ = process.terminate()
+        if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
     }
 
     /// Stops with SIGTERM and returns how it exited.

@@ -16,6 +16,10 @@ final class Subprocess: @unchecked Sendable {
     let pid: pid_t
     private static let spawning = NSLock()
     private var output: (stdout: Data, stderr: Data) = (Data(), Data())
+    /// How the child exited (its wait status) and when, once reaped: from then on its ID may be
+    /// another process's. Set and read under the lock.
+    private let reaping = NSLock()
+    private var reaped: (status: Int32, time: TimeInterval)?
     private let readers = DispatchGroup()
 
     /// Starts `executable arguments…`; `input` is written to its standard input (else /dev/null).
@@ -100,12 +104,25 @@ final class Subprocess: @unchecked Sendable {
         }
     }
 
-    func send(_ signal: Int32) { kill(pid, signal) }
+    /// Sends `signal`, unless the child has been reaped already.
+    func send(_ signal: Int32) {
+        reaping.withLock { if reaped == nil { _ = kill(pid, signal) } }
+    }
 
+    /// Waits for the child to exit and reaps it; called again, returns the same.
     func wait() -> Result {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exitTime = ProcessInfo.processInfo.systemUptime
+        // Until it exits, without reaping it, so `send` can still signal it meanwhile.
+        var info = siginfo_t()
+        while reaping.withLock({ reaped == nil }) && waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0
+            && errno == EINTR
+        {}
+        let (status, exitTime) = reaping.withLock {
+            if let reaped { return reaped }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            reaped = (status, ProcessInfo.processInfo.systemUptime)
+            return reaped!
+        }
         readers.wait()
         let signaled = status & 0x7f != 0
         return Result(
@@ -113,6 +130,27 @@ final class Subprocess: @unchecked Sendable {
             stdout: String(decoding: output.stdout, as: UTF8.self),
             stderr: String(decoding: output.stderr, as: UTF8.self),
             exitTime: exitTime)
+    }
+
+    /// Stops the child as a user would: SIGTERM, so it can remove what it made, then SIGKILL if
+    /// it is still running after `grace` seconds. Returns how it exited (at once if it was reaped).
+    func terminate(grace: TimeInterval = 10) -> Result {
+        send(SIGTERM)
+        let deadline = ProcessInfo.processInfo.systemUptime + grace
+        while !hasExited && ProcessInfo.processInfo.systemUptime < deadline { usleep(10_000) }
+        send(SIGKILL)
+        return wait()
+    }
+
+    /// Whether the child has exited, without reaping it.
+    private var hasExited: Bool {
+        reaping.withLock {
+            guard reaped == nil else { return true }
+            // With WNOHANG and the child still running, waitid returns 0 and leaves the ID zero.
+            var info = siginfo_t()
+            guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return errno != EINTR }
+            return info._sifields._sigchld.si_pid != 0
+        }
     }
 
     static func run(

@@ -14,18 +14,26 @@ final class RunningWyomingServer {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "speak-wyoming-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        port = try RunningServer.freePort()
-        process = try Speak.start(
-            [
-                "serve", "--no-http", "--wyoming", "tcp://\(host):\(port)", "--workers", "1", "--cache-dir",
-                directory.appendingPathComponent("cache").path,
-            ] + extra)
+        // Until the instance is whole, deinit would not run: a failure here cleans up itself.
+        let made = directory
+        do {
+            port = try RunningServer.freePort()
+            process = try Speak.start(
+                [
+                    "serve", "--no-http", "--wyoming", "tcp://\(host):\(port)", "--workers", "1", "--cache-dir",
+                    made.appendingPathComponent("cache").path,
+                ] + extra)
+        } catch {
+            try? FileManager.default.removeItem(at: made)
+            throw error
+        }
+        // From here a failure releases a whole instance: deinit stops the server and cleans up.
         try waitUntilListening()
     }
 
+    /// Stopped as a user would (SIGTERM), so the server removes its upload spool.
     deinit {
-        process.send(SIGKILL)
-        _ = process.wait()
+        _ = process.terminate()
         try? FileManager.default.removeItem(at: directory)
     }
 
