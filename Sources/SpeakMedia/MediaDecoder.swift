@@ -42,7 +42,9 @@ public enum MediaDecoder {
         if WAV.isWAV(data) { _ = try WAV.format(of: data) }
         if WAV.isWAV(data), let pcm = try? WAV.decode(data), pcm.sampleRate == sampleRate {
             guard !pcm.samples.isEmpty else { throw AudioFileError.notAudio("WAV file without samples") }
-            if pcm.samples.count > maximumSamples { throw AudioFileError.tooLong(limitSeconds: maximumSeconds!) }
+            if pcm.samples.count > maximumSamples {
+                throw AudioFileError.tooLong(limitSeconds: maximumSamples / sampleRate)
+            }
             return pcm
         }
         _ = quiet

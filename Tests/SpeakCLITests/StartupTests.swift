@@ -6,7 +6,18 @@ import Testing
 /// libraries synthesis and playback need, never FFmpeg's codec chain, pocketsphinx's BLAS/LAPACK,
 /// libmicrohttpd or a neural runtime. The dynamic linker's own trace says what was loaded.
 @Suite("start-up: what the light speak loads")
-struct StartupTests {
+final class StartupTests {
+    /// The test's trace and files, removed after it (Swift Testing runs deinit then).
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "speak-ld-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
     /// Libraries only speak-full may load, by the start of their file names.
     static let heavy = [
         "libavformat", "libavcodec", "libswresample", "libavutil", "libpocketsphinx", "libsphinxbase", "libblas",
@@ -39,10 +50,6 @@ struct StartupTests {
             ["-a", "null", "{dir}/reply.mp3"],
         ])
     func lightCommands(arguments: [String]) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "speak-ld-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         // The file the -o run writes is the one the play run plays.
         if arguments.last?.hasSuffix(".mp3") == true, arguments.first == "-a" {
             #expect(
@@ -60,10 +67,6 @@ struct StartupTests {
         "speak TEXT and -o open espeak-ng without pcaudio: the stand-in answers for it",
         arguments: [["-a", "null", "Build passed."], ["-o", "{dir}/reply.wav", "Build passed."]])
     func espeakWithoutItsAudio(arguments: [String]) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "speak-ld-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let (result, libraries) = try Self.librariesLoaded(
             arguments.map { $0.replacingOccurrences(of: "{dir}", with: directory.path) }, in: directory)
         #expect(result.status == 0, "\(result.stderr)")
@@ -80,10 +83,6 @@ struct StartupTests {
 
     @Test("speak TEXT opens libespeak-ng before ALSA's PulseAudio hook loads its libraries")
     func espeakBeforeTheHook() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "speak-ld-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         // The two load on different threads, and the dynamic loader serves one at a time:
         // libespeak-ng (0.3 ms) waited ~3 ms behind the hook's ~30 libraries when it came second.
         // Left to the threads, the order is a race (second in about one run of three): five runs.
@@ -116,10 +115,6 @@ struct StartupTests {
 
     @Test("the same trace sees the heavy libraries in speak serve's binary, so the check can fail")
     func traceSeesHeavyLibraries() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "speak-ld-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let (result, libraries) = try Self.librariesLoaded(["serve", "--help"], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
