@@ -135,6 +135,29 @@ struct ScaleOutTests {
         #expect(outcome.uncached > 30 && outcome.cached > 30)
     }
 
+    @Test("a voice no instance has installed, asked for again and again: that client's 503, no instance taken out")
+    func uninstalledVoiceUnderLoad() throws {
+        let cluster = try Cluster(rateLimit: .unlimited)
+        let load = try Load(cluster: cluster, token: cluster.alice)
+        try load.waitForReplies(atLeast: 20)
+        // Every instance answers the same 503: trying the next one cannot help, and counting it as
+        // the instance's failure would let one client mark all three down (nginx's max_fails).
+        for attempt in 0..<12 {
+            let reply = try curl(
+                [
+                    "-H", "Authorization: Bearer \(cluster.bob)", "-d", #"{"text":"Boo.","voice":"ghost"}"#,
+                    "\(cluster.url)/api/speak",
+                ])
+            #expect(reply.status == 503, "attempt \(attempt): \(reply.status) \(reply.text.prefix(200))")
+            #expect(reply.text.contains("not installed"), "attempt \(attempt): \(reply.text.prefix(200))")
+        }
+        try load.waitForReplies(atLeast: load.replies + 30)
+        let outcome = try load.finish()
+        #expect(
+            outcome.failures.count == 0,
+            "\(outcome.failures.count) failed: \(outcome.failures.prefix(5)); nginx: \(cluster.nginxLog.suffix(4000))")
+    }
+
     @Test(
         "one token sending far past its limit through nginx is admitted at the configured rate, not once per instance")
     func rateLimitAcrossInstances() throws {
@@ -262,6 +285,8 @@ final class Cluster {
     var url: String { "http://127.0.0.1:\(port)" }
     var cacheDirectory: URL { directory.appendingPathComponent("cache") }
     var tokensFile: URL { directory.appendingPathComponent("tokens") }
+    /// Holds `ghost`, a Piper voice whose model no instance has.
+    var voicesDirectory: URL { directory.appendingPathComponent("voices") }
     /// The instances' TMPDIR: one killed with SIGKILL (as a test does) leaves its upload spool,
     /// which goes with the cluster's directory.
     var temporaryDirectory: URL { directory.appendingPathComponent("tmp") }
@@ -269,6 +294,9 @@ final class Cluster {
     init(instances count: Int = 3, withNginx: Bool = true, rateLimit: RateLimit = .shipped) throws {
         self.rateLimit = rateLimit
         try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: voicesDirectory, withIntermediateDirectories: true)
+        try Data(#"{"name":"ghost","language":"en-US","engine":"piper","piper":{"model":"en_US-ghost.onnx"}}"#.utf8)
+            .write(to: voicesDirectory.appendingPathComponent("ghost.json"))
         var tokens = ""
         for (token, name) in [(alice, "alice"), (bob, "bob"), (probe, "probe")] {
             tokens += try Speak.run(["serve", "--hash-token", token, "--name", name]).stdout
@@ -380,7 +408,7 @@ final class Instance {
         process = try Speak.start(
             [
                 "serve", "--port", String(port), "--tokens", cluster.tokensFile.path, "--cache-dir",
-                cluster.cacheDirectory.path,
+                cluster.cacheDirectory.path, "--voices-dir", cluster.voicesDirectory.path,
                 "--workers", "1", "--threads", "2",
             ] + limit, environment: environment)
     }

@@ -36,6 +36,9 @@ final class WhisperFixture {
 
     func url(_ scenario: String) -> String { "http://127.0.0.1:\(server.port)/\(scenario)" }
 
+    /// A file holding `RemoteTranscriberTests.key`, for `keyFile`.
+    var keyFile: String { FixtureServer.keyFile(in: directory, key: RemoteTranscriberTests.key) }
+
     var uploads: [Upload] {
         let log = (try? String(contentsOf: directory.appending(path: "requests.log"), encoding: .utf8)) ?? ""
         return log.split(separator: "\n").map { line in
@@ -63,7 +66,7 @@ struct RemoteTranscriberTests {
         format: TranscriptionUpstream.ResponseFormat? = nil
     ) -> TranscriptionUpstream {
         TranscriptionUpstream(
-            api: api, url: fixture.url(scenario), keyEnvironment: UpstreamClientTests.keyVariable(),
+            api: api, url: fixture.url(scenario), keyFile: fixture.keyFile,
             responseFormat: format)
     }
 
@@ -321,8 +324,7 @@ struct RemoteTranscriberTests {
 
     @Test("nothing listening: a retryable error")
     func connectionRefused() throws {
-        let upstream = TranscriptionUpstream(
-            api: .openai, url: "http://127.0.0.1:1", keyEnvironment: UpstreamClientTests.keyVariable())
+        let upstream = TranscriptionUpstream(api: .openai, url: "http://127.0.0.1:1")
         let error = #expect(throws: TranscriptionError.self) {
             try Self.transcriber(upstream).transcribe(try Self.hello.get(), options: .init())
         }

@@ -43,6 +43,9 @@ final class UpstreamFixture {
 
     func url(_ scenario: String) -> String { "http://127.0.0.1:\(port)/\(scenario)" }
 
+    /// A file holding `UpstreamClientTests.key`, for `keyFile`.
+    var keyFile: String { FixtureServer.keyFile(in: directory, key: UpstreamClientTests.key) }
+
     var requests: [Request] {
         let log = (try? String(contentsOf: directory.appending(path: "requests.log"), encoding: .utf8)) ?? ""
         return log.split(separator: "\n").map { line in
@@ -63,17 +66,10 @@ struct TestFailure: Error, CustomStringConvertible {
 struct UpstreamClientTests {
     static let key = "sk-test-\(UUID().uuidString)"
 
-    /// A fresh environment variable holding `key`, so parallel tests do not share one.
-    static func keyVariable() -> String {
-        let name = "SPEAK_TEST_KEY_\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
-        _ = FixtureServer.environmentLock.withLock { setenv(name, key, 1) }
-        return name
-    }
-
     static func upstream(
         _ fixture: UpstreamFixture, _ scenario: String, api: Upstream.API = .openai, timeout: Double? = nil
     ) -> Upstream {
-        Upstream(api: api, url: fixture.url(scenario), voice: "alloy", keyEnvironment: keyVariable(), timeout: timeout)
+        Upstream(api: api, url: fixture.url(scenario), voice: "alloy", keyFile: fixture.keyFile, timeout: timeout)
     }
 
     static let quick = UpstreamClient(maxAttempts: 3, baseDelay: 0.01)
@@ -123,7 +119,9 @@ struct UpstreamClientTests {
             UpstreamClient.key(
                 for: Upstream(api: .openai, url: "http://x", voice: "v", keyEnvironment: environment, keyFile: file))
         }
-        #expect(key(Self.keyVariable(), keyFile.path) == Self.key)
+        // Tests run in parallel with processes being spawned, so none may `setenv`: PATH is always set.
+        let path = try #require(ProcessInfo.processInfo.environment["PATH"])
+        #expect(key("PATH", keyFile.path) == path.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(key(unset, keyFile.path) == "from-file")
         #expect(key(unset, "/nonexistent/key") == nil)
         #expect(key(nil, nil) == nil)
@@ -225,7 +223,7 @@ struct UpstreamClientTests {
 
     @Test("nothing listening: a retryable connection error")
     func connectionRefused() throws {
-        let upstream = Upstream(api: .openai, url: "http://127.0.0.1:1", voice: "v", keyEnvironment: Self.keyVariable())
+        let upstream = Upstream(api: .openai, url: "http://127.0.0.1:1", voice: "v")
         let error = #expect(throws: UpstreamError.self) { try Self.quick.fetch("x", speed: nil, from: upstream) }
         #expect(error?.isRetryable == true)
         #expect(error?.status == nil)

@@ -6,10 +6,6 @@ final class FixtureServer {
     let port: Int
     private let pid: pid_t
 
-    /// Held around `setenv` and around spawning, which reads `environ`: tests run in parallel, and
-    /// a spawn reading the environment while another thread grows it fails with EFAULT.
-    static let environmentLock = NSLock()
-
     init(script: String, arguments: [String]) throws {
         // Outside the test target's folder, so SwiftPM does not ask for it to be declared a resource.
         let path = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -26,7 +22,7 @@ final class FixtureServer {
         let argv = (["python3", "-u", path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let error = Self.environmentLock.withLock { posix_spawnp(&pid, "python3", &actions, nil, argv, environ) }
+        let error = posix_spawnp(&pid, "python3", &actions, nil, argv, environ)
         close(descriptors[1])
         defer { close(descriptors[0]) }
         guard error == 0 else { throw TestFailure("cannot start python3: \(String(cString: strerror(error)))") }
@@ -47,5 +43,13 @@ final class FixtureServer {
     deinit {
         kill(pid, SIGKILL)
         waitpid(pid, nil, 0)
+    }
+
+    /// `key` in a file in `directory`. Tests pass keys in files, never with `setenv`: they run in
+    /// parallel, and a spawn reading `environ` while another thread grows it fails with EFAULT.
+    static func keyFile(in directory: URL, key: String) -> String {
+        let file = directory.appending(path: "key")
+        try! Data((key + "\n").utf8).write(to: file)
+        return file.path
     }
 }
