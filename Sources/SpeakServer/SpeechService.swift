@@ -179,8 +179,11 @@ public final class SpeechService: Sendable {
         let request = order.request
         let key = engine.cacheKey(for: request)
         let etag = "\"\(key.digest)\""
+        // Public, so a shared cache (nginx) may keep it, but only per Authorization: one token's
+        // reply is never served to another, and the cache keys on a hash of the header, not the token.
         var headers = [
             ("Content-Type", order.format.contentType), ("ETag", etag), ("Cache-Control", "public, max-age=86400"),
+            ("Vary", "Authorization"),
         ]
         if let ifNoneMatch,
             ifNoneMatch.split(separator: ",").contains(where: {

@@ -89,6 +89,8 @@ struct ScaleOutTests {
         #expect(bob.status == 200)
         #expect(bob.headers["x-cache-status"] == "MISS")
         #expect(try cluster.get(path, token: cluster.bob).headers["x-cache-status"] == "HIT")
+        // Both entries are kept (nginx finds each by the hash of its Authorization header).
+        #expect(try cluster.get(path, token: cluster.alice).headers["x-cache-status"] == "HIT")
         for _ in 0..<2 {
             for token in ["wrong-token", nil] {
                 let refused = try cluster.get(path, token: token)
@@ -96,6 +98,15 @@ struct ScaleOutTests {
                 #expect(refused.headers["x-cache-status"] != "HIT")
                 #expect(refused.headers["content-type"] != "audio/mpeg")
             }
+        }
+        // nginx's cache files hold their key in plain text: no token may be in it.
+        let cache = cluster.directory.appendingPathComponent("nginx-cache")
+        let files = try #require(FileManager.default.enumerator(atPath: cache.path)).compactMap { $0 as? String }
+            .map { cache.appendingPathComponent($0) }.filter { !$0.hasDirectoryPath }
+        let stored = files.compactMap { try? Data(contentsOf: $0) }
+        #expect(stored.count >= 2, "\(files)")
+        for token in [cluster.alice, cluster.bob] {
+            #expect(!stored.contains { $0.range(of: Data(token.utf8)) != nil }, "a token is in nginx's cache")
         }
     }
 
