@@ -37,7 +37,7 @@ final class WhisperFixture {
     func url(_ scenario: String) -> String { "http://127.0.0.1:\(server.port)/\(scenario)" }
 
     /// A file holding `RemoteTranscriberTests.key`, for `keyFile`.
-    var keyFile: String { FixtureServer.keyFile(in: directory, key: RemoteTranscriberTests.key) }
+    lazy var keyFile: String = FixtureServer.keyFile(in: directory, key: RemoteTranscriberTests.key)
 
     var uploads: [Upload] {
         let log = (try? String(contentsOf: directory.appending(path: "requests.log"), encoding: .utf8)) ?? ""

@@ -44,7 +44,7 @@ final class UpstreamFixture {
     func url(_ scenario: String) -> String { "http://127.0.0.1:\(port)/\(scenario)" }
 
     /// A file holding `UpstreamClientTests.key`, for `keyFile`.
-    var keyFile: String { FixtureServer.keyFile(in: directory, key: UpstreamClientTests.key) }
+    lazy var keyFile: String = FixtureServer.keyFile(in: directory, key: UpstreamClientTests.key)
 
     var requests: [Request] {
         let log = (try? String(contentsOf: directory.appending(path: "requests.log"), encoding: .utf8)) ?? ""
