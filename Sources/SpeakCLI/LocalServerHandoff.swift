@@ -41,24 +41,25 @@ package struct LocalServerHandoff: Synthesizer {
     package func problems(with voices: [Voice]) -> [String: String] { local.problems(with: voices) }
 }
 
-/// One `POST /v1/audio/speech` (24 kHz PCM) over the local socket, its answer read as it streams.
+/// One `POST /v1/audio/speech` over the local socket, its answer read as it streams. WAV, not
+/// OpenAI's 24 kHz `pcm`: its header carries the model's own rate, so a file or the device gets the
+/// same samples as when this command synthesises them itself.
 /// A minimal HTTP/1.1 client: one request, `Connection: close`, a chunked or sized body.
 struct ServedReply {
     struct Refused: Error { let reason: String }
-    static let sampleRate = 24_000
     private let descriptor: Int32
     private var buffered: [UInt8]
     private let chunked: Bool
     private let length: Int?
 
-    /// Connects and sends the request; throws unless the answer is a 200 of PCM.
+    /// Connects and sends the request; throws unless the answer is a 200 of WAV.
     init(socketPath: String, text: String, options: SpeechOptions) throws {
         let descriptor = try Self.connect(socketPath)
         self.descriptor = descriptor
         do {
             var body: [String: JSONValue] = [
                 "model": .string("speak-1"), "input": .string(text), "voice": .string(options.voice.name),
-                "response_format": .string("pcm"),
+                "response_format": .string("wav"),
             ]
             if options.effectiveRate != options.voice.rate {
                 body["speed"] = .number(Double(options.effectiveRate) / Double(options.voice.rate))
@@ -91,7 +92,7 @@ struct ServedReply {
                 guard let colon = line.firstIndex(of: ":") else { continue }
                 headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingSpaces()
             }
-            guard headers["content-type"]?.hasPrefix("audio/pcm") == true else { throw Refused(reason: "not PCM") }
+            guard headers["content-type"]?.hasPrefix("audio/wav") == true else { throw Refused(reason: "not WAV") }
             chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") == true
             length = try headers["content-length"].map { text in
                 guard let length = Int(text), length >= 0 else { throw Refused(reason: "bad Content-Length") }
@@ -108,9 +109,21 @@ struct ServedReply {
     func stream(volume: Int, _ onChunk: (PCMChunk) throws -> Void) throws {
         defer { close(descriptor) }
         var body = BodyReader(buffered: buffered, chunked: chunked, remaining: length)
+        var header: [UInt8] = []
+        var sampleRate: Int?
         var odd: UInt8?
         while let bytes = try body.next(from: { try Self.receive(descriptor) }) {
             var data = bytes
+            if sampleRate == nil {
+                // speak's streamed WAV: a 44-byte header whose sizes say "to the end", then samples.
+                header += data
+                guard header.count >= 44 else { continue }
+                guard let format = try? WAV.format(of: Data(header.prefix(44))), format.encoding == 1,
+                    format.channels == 1, format.bitsPerSample == 16, format.samples.lowerBound == 44
+                else { throw Refused(reason: "not 16-bit mono WAV") }
+                sampleRate = format.sampleRate
+                data = Array(header[44...])
+            }
             if let first = odd {
                 data.insert(first, at: 0)
                 odd = nil
@@ -122,9 +135,9 @@ struct ServedReply {
                 samples[index] = volume == 100 ? Int16(sample) : Int16(clamping: sample * volume / 100)
             }
             guard !samples.isEmpty else { continue }
-            try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: Self.sampleRate)) }
+            try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: sampleRate!)) }
         }
-        guard body.complete else { throw Refused(reason: "the reply was cut off") }
+        guard body.complete, sampleRate != nil else { throw Refused(reason: "the reply was cut off") }
     }
 
     private static func connect(_ path: String) throws -> Int32 {

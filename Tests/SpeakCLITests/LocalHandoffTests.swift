@@ -5,7 +5,7 @@ import Testing
 /// loaded already) and speaks it itself when there is none.
 @Suite("hand-off to a local speak serve")
 struct LocalHandoffTests {
-    /// The sample rate of a WAV file: 24 kHz came from the server's PCM, 22.05 kHz from the model here.
+    /// The sample rate of a WAV file's header.
     static func sampleRate(_ path: String) throws -> Int {
         let header = try Data(contentsOf: URL(fileURLWithPath: path)).prefix(28)
         return header.suffix(4).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
@@ -28,23 +28,30 @@ struct LocalHandoffTests {
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
         let text = "The nightly backup finished successfully."
+        // The server keeps what it synthesised in its reply cache: one entry more means it spoke.
+        let entries = { try FileManager.default.subpathsOfDirectory(atPath: server.cacheDirectory.path).count }
+        let before = try entries()
         let served = directory.appendingPathComponent("served.wav").path
         let result = try Speak.run(["-v", "joe", "-o", served, text], environment: ["SPEAK_SOCKET": socket])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try Self.sampleRate(served) == 24_000)
+        #expect(try entries() > before, "the server made the audio")
+        // At the model's own rate, as when this command makes it.
+        #expect(try Self.sampleRate(served) == 22_050)
 
+        let handedOff = try entries()
         let alone = directory.appendingPathComponent("alone.wav").path
         let local = try Speak.run(
             ["-v", "joe", "-o", alone, text],
             environment: ["SPEAK_SOCKET": directory.appendingPathComponent("none.sock").path])
         #expect(local.status == 0, "\(local.stderr)")
+        #expect(try entries() == handedOff, "made here, not by the server")
         #expect(try Self.sampleRate(alone) == 22_050)
         // The same speech either way. Piper's durations are sampled (noise_w), so two syntheses of
         // one text differ a little: within a fifth.
         let seconds = { (path: String, rate: Double) in
             Double((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0) - 44) / 2 / rate
         }
-        let (viaServer, here) = (try seconds(served, 24_000), try seconds(alone, 22_050))
+        let (viaServer, here) = (try seconds(served, 22_050), try seconds(alone, 22_050))
         #expect(here > 1 && abs(viaServer - here) < here / 5, "\(viaServer) s against \(here) s")
 
         // The port still wants the token; the socket, only its owner can open, does not.

@@ -99,6 +99,8 @@ enum Command {
         posix_spawn_file_actions_addopen(&actions, 1, files[1], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, files[2], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         var settings = environment ?? ProcessInfo.processInfo.environment
+        // No hand-off to a `speak serve` on $XDG_RUNTIME_DIR's socket: these test this command.
+        if settings["SPEAK_SOCKET"] == nil { settings["SPEAK_SOCKET"] = "" }
         if VoiceCatalog.shippedDirectory(executable: URL(fileURLWithPath: arguments[0])) == nil {
             // A build outside `.build/` finds no shipped voices beside it: name the package's.
             settings["SPEAK_VOICES"] = ([Joe.voicesDirectory.path] + [settings["SPEAK_VOICES"]].compactMap { $0 })

@@ -22,6 +22,15 @@ final class Subprocess: @unchecked Sendable {
     private var reaped: (status: Int32, time: TimeInterval)?
     private let readers = DispatchGroup()
 
+    /// The environment a child gets: the test's, or `environment`, with no local socket unless it
+    /// names one (`SPEAK_SOCKET`). Otherwise every `speak serve` a test starts would listen on, and
+    /// every `speak -v joe` hand its text to, the one `$XDG_RUNTIME_DIR/speak/serve.sock`.
+    static func isolated(_ environment: [String: String]?) -> [String: String] {
+        var variables = environment ?? ProcessInfo.processInfo.environment
+        if variables["SPEAK_SOCKET"] == nil { variables["SPEAK_SOCKET"] = "" }
+        return variables
+    }
+
     /// Starts `executable arguments…`; `input` is written to its standard input (else /dev/null).
     init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws {
         var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
@@ -46,8 +55,7 @@ final class Subprocess: @unchecked Sendable {
             posix_spawn_file_actions_addclose(&actions, descriptor)
         }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let environment =
-            (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let environment = Self.isolated(environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + environment { free(pointer) } }
         // The child starts with no signals blocked and default handlers, as from a shell.
         var attributes = posix_spawnattr_t()
