@@ -72,13 +72,20 @@ final class FFmpegEncoder: StreamingAudioEncoder {
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private let output = MemoryOutput()
-    private let stream: UnsafeMutablePointer<AVStream>
     /// Converted samples waiting to fill a frame, in the codec's (mono) sample format.
     private var pending: [UInt8] = []
     private let bytesPerSample: Int
-    private let frameSize: Int
     private let codecRate: Int32
     private var nextPTS: Int64 = 0
+    // Every stored property is set before the first FFmpeg allocation, so a throw from then on
+    // runs deinit and frees what was made (a half-made instance would skip deinit and leak it).
+
+    /// The one stream, made in init; its time base is the muxer's once the header is written.
+    private var stream: UnsafeMutablePointer<AVStream> { format!.pointee.streams[0]! }
+    /// Samples per frame: the codec's, or 20 ms for a codec that takes any size.
+    private var frameSize: Int {
+        codec!.pointee.frame_size > 0 ? Int(codec!.pointee.frame_size) : Int(codecRate / 50)
+    }
 
     init(format replyFormat: ReplyFormat, inputRate: Int) throws {
         _ = Self.quiet
@@ -92,10 +99,9 @@ final class FFmpegEncoder: StreamingAudioEncoder {
 
         try FFmpegError.check(
             avformat_alloc_output_context2(&format, nil, recipe.muxer, nil), "avformat_alloc_output_context2")
-        guard let format, let made = avformat_new_stream(format, nil) else {
+        guard let format, let stream = avformat_new_stream(format, nil) else {
             throw FFmpegError.outOfMemory("avformat_new_stream")
         }
-        stream = made
         codec = avcodec_alloc_context3(encoder)
         guard let codec else { throw FFmpegError.outOfMemory("avcodec_alloc_context3") }
         codec.pointee.sample_rate = codecRate
@@ -110,8 +116,6 @@ final class FFmpegEncoder: StreamingAudioEncoder {
         try FFmpegError.check(
             avcodec_parameters_from_context(stream.pointee.codecpar, codec), "avcodec_parameters_from_context")
         stream.pointee.time_base = codec.pointee.time_base
-        // A codec that takes any frame size (FLAC's is fixed after open, but say) gets 20 ms.
-        frameSize = codec.pointee.frame_size > 0 ? Int(codec.pointee.frame_size) : Int(codecRate / 50)
 
         let bufferSize: Int32 = 4096
         guard let buffer = av_malloc(Int(bufferSize)) else { throw FFmpegError.outOfMemory("av_malloc") }
