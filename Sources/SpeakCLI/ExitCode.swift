@@ -26,7 +26,11 @@ package enum ExitCode: Int32 {
         switch error {
         case let error as UsageError: (.usage, error.description)
         case let error as VoiceError:
-            if case .unknown = error { (.usage, error.description) } else { (.dataError, error.description) }
+            switch error {
+            case .unknown: (.usage, error.description)
+            case .unreadableDirectory: (.noInput, error.description)
+            case .invalidFile, .invalidSettings: (.dataError, error.description)
+            }
         case let error as InputError: (error.code, error.message)
         case let error as AudioFileError: (.dataError, error.description)
         case is PlaybackInterrupted: (.interrupted, "interrupted")

@@ -70,6 +70,9 @@ public final class SpeechEngine: Sendable {
         cache?.data(for: cacheKey(for: request))
     }
 
+    /// The rate of an empty reply from an engine that does not say its rate before it speaks.
+    static let emptyReplyRate = 22050
+
     /// Synthesises `request` to PCM. An engine that fails before its first chunk (an upstream that
     /// is down) is replaced by the voice's `fallback` (or `default`), which the outcome names.
     @discardableResult
@@ -83,6 +86,12 @@ public final class SpeechEngine: Sendable {
             try synthesizer.synthesize(request.text, options: request.options, onProgress: onProgress) { chunk in
                 started = true
                 try onChunk(chunk)
+            }
+            if !started {
+                // Nothing to say (a Piper voice given only punctuation): one empty chunk, so a file
+                // or reply is a valid one of no samples, not zero bytes.
+                let rate = synthesizer.sampleRate(of: voice) ?? Self.emptyReplyRate
+                try [Int16]().withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: rate)) }
             }
             return Outcome()
         } catch {

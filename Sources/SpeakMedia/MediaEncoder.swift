@@ -161,6 +161,8 @@ final class FFmpegEncoder: StreamingAudioEncoder {
     }
 
     func encode(_ samples: UnsafeBufferPointer<Int16>) throws -> Data {
+        // No input is how swr_convert is told to flush: an empty chunk must not be that.
+        guard !samples.isEmpty else { return Data() }
         try convert(samples.baseAddress, count: Int32(samples.count))
         try sendFullFrames()
         return output.take(flushing: format!.pointee.pb)

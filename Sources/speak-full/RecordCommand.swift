@@ -68,11 +68,24 @@ enum RecordCommand {
         return try recorder.record()
     }
 
+    /// Writes the recording to `path` as `speak -o` writes (a device or FIFO written in place, a
+    /// symlink's target replaced); if that fails, says where the recording is kept.
     static func write(_ recording: Recording, to path: String) throws {
         let format = AudioFileFormat(pathExtension: (path as NSString).pathExtension) ?? .wav
         let data = format == .mp3 ? try recording.mp3Data() : try Data(contentsOf: recording.url)
-        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw InputError(code: .cannotCreate, message: "cannot write \(path): \(error.localizedDescription)")
+        do {
+            let file = try OutputFile(path: path)
+            try file.writing {
+                try data.withUnsafeBytes { bytes in
+                    try SystemCall.writeAll("write", bytes) { pointer, count, _ in
+                        Glibc.write(file.descriptor, pointer, count)
+                    }
+                }
+            }
+            try file.commit()
+        } catch let error as InputError {
+            throw InputError(
+                code: error.code, message: "\(error.message) (the recording is kept at \(recording.url.path))")
         }
     }
 
@@ -81,10 +94,13 @@ enum RecordCommand {
         return next
     }
 
+    /// A day: a recording stops at 25 MB (13 minutes) anyway.
+    static let maximumSeconds = 86_400.0
+
     static func seconds(_ remaining: inout ArraySlice<String>, _ flag: String) throws -> Double {
         let text = try value(&remaining, flag)
-        guard let seconds = Double(text), seconds > 0 else {
-            throw UsageError("\(flag) must be a number of seconds, not '\(text)'")
+        guard let seconds = Double(text), seconds > 0, seconds <= maximumSeconds else {
+            throw UsageError("\(flag) must be a number of seconds up to \(Int(maximumSeconds)), not '\(text)'")
         }
         return seconds
     }

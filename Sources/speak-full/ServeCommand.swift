@@ -38,6 +38,14 @@ enum ServeCommand {
         runReporting(as: "speak serve") { try run(arguments) }
     }
 
+    /// A file named on the command line that cannot be read is exit 66 (EX_NOINPUT), in one line.
+    private static func readable(_ path: String, _ what: String) throws {
+        guard access(path, R_OK) == 0 else {
+            throw InputError(
+                code: .noInput, message: "cannot read \(what) \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
     private static func run(_ arguments: [String]) throws {
         var local = Engines.LocalTranscriber()
         var configuration = ServerConfiguration()
@@ -63,6 +71,7 @@ enum ServeCommand {
             case _ where try local.parse(flag, &remaining): break
             case "--config":
                 let path = try value(flag)
+                try readable(path, "config")
                 do { configuration = try ServerConfiguration(file: URL(fileURLWithPath: path)) } catch {
                     throw InputError(code: .dataError, message: "cannot read config \(path): \(error)")
                 }
@@ -112,8 +121,17 @@ enum ServeCommand {
             default: throw UsageError("unknown option \(flag) (speak serve --help lists them)")
             }
         }
-        if let hashToken { return print(TokenStore.hashLine(for: hashToken, name: tokenName)) }
+        if let hashToken {
+            guard !hashToken.allSatisfy(\.isWhitespace) else {
+                throw UsageError("--hash-token needs a token, not blanks")
+            }
+            return print(TokenStore.hashLine(for: hashToken, name: tokenName))
+        }
         for override in overrides { override(&configuration) }
+        guard (1...65535).contains(configuration.port) else {
+            throw UsageError("the port must be 1 to 65535, not \(configuration.port)")
+        }
+        if let tokens = configuration.tokensFile { try readable(tokens, "tokens file") }
         if wyoming.address == nil && (!wyoming.httpToo || wyoming.zeroconf) {
             throw UsageError("\(wyoming.httpToo ? "--zeroconf" : "--no-http") needs --wyoming tcp://HOST:PORT")
         }

@@ -142,15 +142,20 @@ enum TranscribeCommand {
         }
     }
 
+    /// 1 GiB: hours of audio in any format; more is no recording (`/dev/zero`, say).
+    static let maximumFileBytes = 1 << 30
+
     /// Decodes and transcribes one file; an empty transcript is "not understood".
     static func transcribe(_ file: String, with transcriber: any Transcriber, options: TranscriptionOptions) throws
         -> Transcript
     {
-        guard FileManager.default.isReadableFile(atPath: file) else {
-            throw InputError(code: .noInput, message: "cannot read \(file): \(String(cString: strerror(errno)))")
+        // Read to the end, not mapped: a pipe (`<(…)`, /dev/stdin) or a FIFO is a file here too.
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.contents(of: file, maximumBytes: maximumFileBytes) } catch {
+            throw InputError(code: .noInput, message: "cannot read \(file): \(error.message)")
         }
         let audio: PCMBuffer
-        do { audio = try MediaDecoder.decode(file: URL(fileURLWithPath: file)) } catch let error as AudioFileError {
+        do { audio = try MediaDecoder.decode(Data(bytes)) } catch let error as AudioFileError {
             throw InputError(code: .dataError, message: "\(file): \(error)")
         }
         guard audio.duration >= 0.01 else {

@@ -43,6 +43,10 @@ enum VoicesCommand {
                 }
             }
             guard !paths.isEmpty else { throw UsageError("speak voices install needs a FILE.onnx or a directory") }
+            if let name, name.isEmpty || name.hasPrefix(".") || name.hasPrefix("-") || name.contains("/") {
+                // It names the voice file: it must stay one file in the voices directory.
+                throw UsageError("--name must be a plain name (no '/', not starting with '.' or '-'), not '\(name)'")
+            }
             let found = paths.map { ($0, PiperVoicePreparation.models(at: URL(fileURLWithPath: $0))) }
             if let (path, _) = found.first(where: { $0.1.isEmpty }) {
                 throw InputError(code: .noInput, message: "no Piper voice (NAME.onnx with NAME.onnx.json) at \(path)")

@@ -201,6 +201,7 @@ final class CommandLineTests {
             (["Hi"], nil, 64, "cannot tell the format of", ["-o", "/tmp/reply.ogg"]),
             ([], nil, 66, "cannot read /nonexistent.txt", ["-f", "/nonexistent.txt"]),
             ([], nil, 66, "cannot read /nonexistent.mp3", ["--play", "/nonexistent.mp3"]),
+            (["Hi"], nil, 66, "cannot read voices directory /nonexistent", ["--voices-dir", "/nonexistent"]),
             ([], Data(repeating: 0x61, count: 1 << 20), 65, "text is 1048576 bytes; speak takes at most 524288", []),
             ([], Data([0x48, 0xff, 0xfe, 0x21]), 65, "text is not UTF-8", []),
         ] as [([String], Data?, Int32, String, [String])])
@@ -208,6 +209,26 @@ final class CommandLineTests {
         let result = try Speak.run(words + flags, input: input)
         #expect(result.status == status, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("speak: "))
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// Each refused before anything starts. (A port check that let 99999 through would start a
+    /// server: the voices directory that cannot be read then ends it with 66, not a hang.)
+    @Test(
+        "speak serve and speak voices refuse bad options in one line",
+        arguments: [
+            (["serve", "--port", "99999", "--voices-dir", "/nonexistent"], 64, "the port must be 1 to 65535"),
+            (["serve", "--port", "0", "--voices-dir", "/nonexistent"], 64, "the port must be 1 to 65535"),
+            (["serve", "--hash-token", ""], 64, "--hash-token needs a token"),
+            (["serve", "--tokens", "/nonexistent"], 66, "cannot read tokens file /nonexistent"),
+            (["serve", "--config", "/nonexistent.json"], 66, "cannot read config /nonexistent.json"),
+            (["voices", "install", "--name", "../evil", "/nonexistent.onnx"], 64, "--name must be a plain name"),
+            (["voices", "install", "--name", "", "/nonexistent.onnx"], 64, "--name must be a plain name"),
+        ] as [([String], Int32, String)])
+    func badServeOptions(arguments: [String], status: Int32, message: String) throws {
+        let result = try Speak.run(arguments)
+        #expect(result.status == status, "\(result.stderr)")
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
     }

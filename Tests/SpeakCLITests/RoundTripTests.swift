@@ -121,4 +121,32 @@ final class RoundTripTests {
         let transcribed = try Speak.run(["transcribe", "--expect", "yes|no", output.path])
         #expect(transcribed.stdout == "yes\n", "\(transcribed.stdout)\(transcribed.stderr)")
     }
+
+    @Test("speak record -o writes through a symlink to its target, and keeps the recording when it cannot write")
+    func recordOutputTargets() throws {
+        let target = server.directory.appendingPathComponent("target.wav")
+        let link = server.directory.appendingPathComponent("link.wav")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let linked = try Speak.run(
+            ["record", "--max-seconds", "0.5", "-o", link.path, "--quiet"], environment: environment)
+        #expect(linked.status == 0, "\(linked.stderr)")
+        // The link stays a link (a rename over it made it a plain file, the target never written).
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+        #expect(try PCMBuffer(audio: Data(contentsOf: target)).duration > 0.4)
+
+        let nowhere = server.directory.appendingPathComponent("missing/answer.wav").path
+        let failed = try Speak.run(
+            ["record", "--max-seconds", "0.5", "-o", nowhere, "--quiet"], environment: environment)
+        #expect(failed.status == 73, "\(failed.stderr)")
+        #expect(
+            failed.stderr.split(separator: "\n").count == 1 && failed.stderr.contains("kept at"), "\(failed.stderr)")
+        #expect(spool.pending.count == 1, "the recording stays in the spool")
+        for recording in spool.pending { try FileManager.default.removeItem(at: recording) }
+
+        for seconds in ["inf", "1e300", "nan", "0"] {
+            let refused = try Speak.run(["record", "--max-seconds", seconds], environment: environment)
+            #expect(refused.status == 64, "\(seconds): \(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        }
+    }
 }

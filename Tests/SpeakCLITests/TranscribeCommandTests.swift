@@ -22,6 +22,14 @@ struct TranscribeCommandTests {
         }
     }
 
+    @Test("a pipe is read as a file: /dev/stdin")
+    func pipe() throws {
+        let audio = try Data(contentsOf: Self.samples.appendingPathComponent("yes.m4a"))
+        let result = try Speak.run(["transcribe", "--expect", "yes please do that|no", "/dev/stdin"], input: audio)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "yes please do that\n", "\(result.stdout)")
+    }
+
     @Test("free dictation prints some of the words")
     func dictation() throws {
         let result = try Speak.run(["transcribe", Self.samples.appendingPathComponent("yes.wav").path])
@@ -30,7 +38,7 @@ struct TranscribeCommandTests {
         #expect(heard.contains("yes") || heard.contains("that"), "\(result.stdout)")
     }
 
-    @Test("bad input: not audio 65, missing 66, unknown word in --expect 64, no files 64")
+    @Test("bad input: not audio 65, missing or a directory 66, unknown word in --expect 64, no files 64")
     func badInput() throws {
         let text = FileManager.default.temporaryDirectory.appendingPathComponent("notes-\(UUID()).txt")
         try Data("not audio".utf8).write(to: text)
@@ -38,6 +46,7 @@ struct TranscribeCommandTests {
         let cases: [([String], Int32, String)] = [
             ([text.path], 65, "not an audio file"),
             (["/nonexistent.wav"], 66, "cannot read /nonexistent.wav"),
+            ([Self.samples.path], 66, "Is a directory"),
             // A dictionary word check is pocketsphinx's: Whisper has no words it cannot hear.
             (
                 [

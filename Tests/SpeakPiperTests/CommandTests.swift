@@ -56,6 +56,17 @@ final class CommandTests {
         }
     }
 
+    @Test("a text with nothing to say writes a valid file of no samples, not an empty one")
+    func nothingToSay() throws {
+        for text in ["()", "\u{200B}"] {
+            let output = scratch.appendingPathComponent("nothing.wav")
+            let result = try Command.run([full, "-v", "joe", "-o", output.path, text])
+            #expect(result.status == 0, "\(result.stderr)")
+            let pcm = try PCMBuffer(audio: Data(contentsOf: output))
+            #expect(pcm.sampleRate == 22050 && pcm.samples.isEmpty)
+        }
+    }
+
     @Test("a voice whose model is not installed fails in one line naming the install command")
     func notInstalled() throws {
         try Data(#"{"name":"ghost","language":"en-US","engine":"piper","piper":{"model":"en_US-ghost.onnx"}}"#.utf8)

@@ -18,8 +18,9 @@ package enum FileSystem {
         return names
     }
 
-    /// The whole of file `path`.
-    package static func contents(of path: String) throws(SystemCallError) -> [UInt8] {
+    /// The whole of file `path`, read to its end, so a pipe or FIFO works as a file does. More than
+    /// `maximumBytes` (`/dev/zero`, say) is `EFBIG`.
+    package static func contents(of path: String, maximumBytes: Int = .max) throws(SystemCallError) -> [UInt8] {
         let file = try SystemCall.retrying("open") { open(path, O_RDONLY | O_CLOEXEC) }
         defer { close(file) }
         var bytes: [UInt8] = []
@@ -28,6 +29,7 @@ package enum FileSystem {
         while true {
             let count = try SystemCall.retrying("read") { read(file, chunk.baseAddress, chunk.count) }
             if count == 0 { return bytes }
+            guard bytes.count + count <= maximumBytes else { throw SystemCallError("read", code: EFBIG) }
             bytes += chunk[..<count]
         }
     }
