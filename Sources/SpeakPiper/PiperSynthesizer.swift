@@ -40,7 +40,8 @@ public final class PiperSynthesizer: Synthesizer {
     public let preparedDirectory: URL
     private let models = Locked<[String: ModelSlot]>([:])
 
-    public var features: SynthesisFeatures { [.rate, .volume, .streaming] }
+    /// `.natural`: OpenAI's voice names and a Wyoming request by language get a Piper voice.
+    public var features: SynthesisFeatures { [.rate, .volume, .streaming, .natural] }
 
     public init(
         modelDirectories: [URL] = PiperSynthesizer.defaultModelDirectories(),
