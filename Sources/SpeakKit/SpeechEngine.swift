@@ -42,14 +42,24 @@ public final class SpeechEngine: Sendable {
         }
     }
 
-    /// The most natural installed voice for `language` (a BCP 47 prefix such as `en`): a neural
-    /// voice when one can speak here, else `default`. What OpenAI's voice names get.
+    /// The voice that speaks `language` (BCP 47, `en`, `fr-FR`; `_` taken as `-`) best here: the
+    /// region asked for before another region, and a neural voice before others within each. `nil`
+    /// when no voice that can speak here has the language. What OpenAI's voice names and a Wyoming
+    /// request by language get.
     public func preferredVoice(forLanguage language: String) -> Voice? {
-        catalog.voices.first { voice in
-            voice.language.lowercased().hasPrefix(language.lowercased())
-                && (try? synthesizers.synthesizer(for: voice.engine).features.contains(.natural)) == true
-                && (try? availability(of: voice)?.get()) != nil
-        } ?? (try? catalog.voice(named: VoiceCatalog.defaultVoiceName))
+        let wanted = String(language.lowercased().map { $0 == "_" ? "-" : $0 })
+        func primary(_ tag: String) -> Substring { tag.prefix { $0 != "-" } }
+        func natural(_ voice: Voice) -> Bool {
+            (try? synthesizers.synthesizer(for: voice.engine).features.contains(.natural)) == true
+        }
+        let speaking = catalog.voices.filter { (try? availability(of: $0)?.get()) != nil }
+        let ranks: [(Voice) -> Bool] = [
+            { natural($0) && $0.language.lowercased() == wanted },
+            { $0.language.lowercased() == wanted },
+            { natural($0) && primary($0.language.lowercased()) == primary(wanted) },
+            { primary($0.language.lowercased()) == primary(wanted) },
+        ]
+        return ranks.lazy.compactMap { rank in speaking.first(where: rank) }.first
     }
 
     // MARK: - Replies

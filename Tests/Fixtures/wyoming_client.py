@@ -4,6 +4,7 @@ as Home Assistant does, and prints what came back as one JSON object. Used by Wy
 usage: wyoming_client.py COMMAND PORT [ARGS...]
   info PORT                              describe -> info, within Home Assistant's 1 s
   synthesize PORT VOICE TEXT RAW_OUT     one synthesize; the PCM written to RAW_OUT
+  language PORT LANGUAGE TEXT            one synthesize naming only a language: the samples, or the error
   empty PORT                             a synthesize with no data at all, then describe
   stream PORT VOICE SENTENCE...          streaming; the last sentence is sent only after audio came
   transcribe PORT WAV RATE [LANGUAGE]    the WAV resampled to RATE, then transcribed
@@ -109,6 +110,20 @@ async def synthesize(port, voice, text, raw_out):
     return {"events": summary(types), "formats": sorted(set(map(tuple, formats))), "samples": len(pcm) // 2}
 
 
+async def language(port, tag, text):
+    async with AsyncTcpClient(HOST, port) as client:
+        await client.write_event(Synthesize(text=text, voice=SynthesizeVoice(language=tag)).event())
+        samples = 0
+        while True:
+            event = await read(client)
+            if event is None or Error.is_type(event.type):
+                return {"error": Error.from_event(event).code if event else "closed"}
+            if AudioChunk.is_type(event.type):
+                samples += len(AudioChunk.from_event(event).audio) // 2
+            if event.type == "audio-stop":
+                return {"samples": samples}
+
+
 async def empty(port):
     async with AsyncTcpClient(HOST, port) as client:
         await client.write_event(Event(type="synthesize"))
@@ -210,6 +225,8 @@ def main():
         result = asyncio.run(info(port))
     elif command == "synthesize":
         result = asyncio.run(synthesize(port, args[0], args[1], args[2]))
+    elif command == "language":
+        result = asyncio.run(language(port, args[0], args[1]))
     elif command == "empty":
         result = asyncio.run(empty(port))
     elif command == "stream":

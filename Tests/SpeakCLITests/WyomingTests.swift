@@ -56,6 +56,23 @@ final class WyomingTests {
         #expect(span == localSpan, "the last audible sample is where the command line's is")
     }
 
+    @Test("a voice asked for by language alone is one of that language; a language no voice has is an error")
+    func voiceByLanguage() throws {
+        let text = "Bonjour, la lumière de la cuisine est allumée."
+        func samples(_ voice: String) throws -> Int {
+            let file = server.directory.appendingPathComponent("\(voice).wav")
+            #expect(try Speak.run(["-v", voice, "-o", file.path, text]).status == 0)
+            return try PCMBuffer(audio: Data(contentsOf: file)).samples.count
+        }
+        let (french, english) = (try samples("amelie"), try samples("default"))
+        #expect(abs(french - english) > english / 10, "the two voices must be told apart by length")
+        let reply = try server.client("language", ["fr_FR", text])
+        let spoken = try #require(reply["samples"] as? Int, "\(reply)")
+        #expect(
+            abs(spoken - french) < french / 20, "fr_FR spoke \(spoken) samples: amelie \(french), default \(english)")
+        #expect(try server.client("language", ["xx", text])["error"] as? String == "unknown-voice")
+    }
+
     @Test("a synthesize with no data at all gets an empty audio-start/audio-stop, and the connection goes on")
     func emptySynthesize() throws {
         let reply = try server.client("empty")
