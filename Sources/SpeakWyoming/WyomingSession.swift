@@ -37,30 +37,38 @@ final class WyomingSession {
 
     private struct Recording {
         let rate: Int
+        /// Bytes per sample: 1 (unsigned, as in WAV and the `wyoming` package's converter), or 2 to 4
+        /// (signed little-endian).
+        let width: Int
         let channels: Int
         var resampler: Resampler
         var samples: [Int16] = []
         /// Bytes of a frame split across two chunks.
         var partial: [UInt8] = []
 
-        init(rate: Int, channels: Int) {
+        init(rate: Int, width: Int, channels: Int) {
             self.rate = rate
+            self.width = width
             self.channels = channels
             resampler = Resampler(inputRate: rate, outputRate: WyomingSession.transcriptionRate)
         }
 
+        /// The sample at `offset` as 16 bits: its two most significant bytes.
+        private func sample(_ bytes: [UInt8], at offset: Int) -> Int {
+            if width == 1 { return (Int(bytes[offset]) - 128) << 8 }
+            let top = offset + width - 1
+            return Int(Int16(bitPattern: UInt16(bytes[top - 1]) | UInt16(bytes[top]) << 8))
+        }
+
         mutating func append(_ bytes: [UInt8]) {
-            let frameBytes = 2 * channels
+            let frameBytes = width * channels
             let all = partial + bytes
             let frames = all.count / frameBytes
             partial = Array(all[(frames * frameBytes)...])
             var mono = [Int16](repeating: 0, count: frames)
             for frame in 0..<frames {
                 var sum = 0
-                for channel in 0..<channels {
-                    let offset = frame * frameBytes + channel * 2
-                    sum += Int(Int16(bitPattern: UInt16(all[offset]) | UInt16(all[offset + 1]) << 8))
-                }
+                for channel in 0..<channels { sum += sample(all, at: frame * frameBytes + channel * width) }
                 mono[frame] = Int16(sum / channels)
             }
             samples += resampler.process(mono)
@@ -135,6 +143,7 @@ final class WyomingSession {
             language = event.string("language")
         case "audio-start":
             discarding = false
+            recording = nil
             recording = try startRecording(event)
         case "audio-chunk":
             if discarding { return }
@@ -283,18 +292,21 @@ final class WyomingSession {
 
     // MARK: - Transcription
 
+    /// The recording an `audio-start` (or a first `audio-chunk`) describes. Refused, the rest of
+    /// its audio is dropped up to its `audio-stop`: one error, not one per chunk.
     private func startRecording(_ event: WyomingEvent) throws -> Recording {
         let rate = event.integer("rate") ?? Self.transcriptionRate
         let width = event.integer("width") ?? 2
         let channels = event.integer("channels") ?? 1
-        guard width == 2, (1...8).contains(channels), (1000...384_000).contains(rate) else {
+        guard (1...4).contains(width), (1...8).contains(channels), (1000...384_000).contains(rate) else {
+            discarding = true
             throw Refusal(
                 text:
-                    "audio must be 16-bit PCM (width 2), 1 to 8 channels, 1000 to 384000 Hz; "
+                    "audio must be PCM of width 1 to 4 bytes, 1 to 8 channels, 1000 to 384000 Hz; "
                     + "got width \(width), \(channels) channels, \(rate) Hz",
                 code: "unsupported-audio")
         }
-        return Recording(rate: rate, channels: channels)
+        return Recording(rate: rate, width: width, channels: channels)
     }
 
     private func transcribe(_ audio: PCMBuffer) throws {

@@ -7,7 +7,9 @@ usage: wyoming_client.py COMMAND PORT [ARGS...]
   language PORT LANGUAGE TEXT            one synthesize naming only a language: the samples, or the error
   empty PORT                             a synthesize with no data at all, then describe
   stream PORT VOICE SENTENCE...          streaming; the last sentence is sent only after audio came
-  transcribe PORT WAV RATE [LANGUAGE]    the WAV resampled to RATE, then transcribed
+  transcribe PORT WAV RATE LANGUAGE [WIDTH CHANNELS]
+                                         the WAV converted to RATE (and WIDTH, CHANNELS), transcribed
+  refused PORT                           audio of width 5, 20 chunks, audio-stop, describe: what came
   bad PORT                               a bad header line, then an oversized payload
 """
 
@@ -172,24 +174,41 @@ async def stream(port, voice, sentences):
     }
 
 
-async def transcribe(port, wav_path, rate, language):
+async def transcribe(port, wav_path, rate, language, width=2, channels=1):
     with wave.open(wav_path, "rb") as wav:
         audio = wav.readframes(wav.getnframes())
         chunk = AudioChunk(rate=wav.getframerate(), width=wav.getsampwidth(), channels=wav.getnchannels(), audio=audio)
-    chunk = AudioChunkConverter(rate=rate, width=2, channels=1).convert(chunk)
+    chunk = AudioChunkConverter(rate=rate, width=width, channels=channels).convert(chunk)
     async with AsyncTcpClient(HOST, port) as client:
         await client.write_event(Transcribe(language=language).event())
-        await client.write_event(AudioStart(rate=rate, width=2, channels=1).event())
-        step = 2048
+        await client.write_event(AudioStart(rate=rate, width=width, channels=channels).event())
+        step = 2048 * width * channels
         for offset in range(0, len(chunk.audio), step):
             piece = chunk.audio[offset : offset + step]
-            await client.write_event(AudioChunk(rate=rate, width=2, channels=1, audio=piece).event())
+            await client.write_event(AudioChunk(rate=rate, width=width, channels=channels, audio=piece).event())
         await client.write_event(AudioStop().event())
         event = await read(client)
     if Transcript.is_type(event.type):
         transcript = Transcript.from_event(event)
-        return {"text": transcript.text, "language": transcript.language, "seconds": len(chunk.audio) / 2 / rate}
+        seconds = len(chunk.audio) / width / channels / rate
+        return {"text": transcript.text, "language": transcript.language, "seconds": seconds}
     return {"event": event.type, "data": event.data}
+
+
+async def refused(port):
+    async with AsyncTcpClient(HOST, port) as client:
+        await client.write_event(Transcribe(language="en").event())
+        await client.write_event(AudioStart(rate=16000, width=5, channels=1).event())
+        for _ in range(20):
+            await client.write_event(AudioChunk(rate=16000, width=5, channels=1, audio=bytes(5 * 1600)).event())
+        await client.write_event(AudioStop().event())
+        await client.write_event(Describe().event())
+        seen = []
+        while True:
+            event = await read(client)
+            seen.append(event.data.get("code") if Error.is_type(event.type) else event.type)
+            if event.type == "info":
+                return {"events": seen}
 
 
 async def bad(port):
@@ -232,7 +251,10 @@ def main():
     elif command == "stream":
         result = asyncio.run(stream(port, args[0], args[1:]))
     elif command == "transcribe":
-        result = asyncio.run(transcribe(port, args[0], int(args[1]), args[2] if len(args) > 2 else None))
+        width, channels = (int(args[3]), int(args[4])) if len(args) > 4 else (2, 1)
+        result = asyncio.run(transcribe(port, args[0], int(args[1]), args[2], width, channels))
+    elif command == "refused":
+        result = asyncio.run(refused(port))
     elif command == "bad":
         result = asyncio.run(bad(port))
     else:

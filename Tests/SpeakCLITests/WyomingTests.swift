@@ -108,14 +108,25 @@ final class WyomingTests {
         #expect(formats.count == 1 && formats.first?[1] == 2 && formats.first?[2] == 1, "\(formats)")
     }
 
-    @Test("transcribe: a phrase spoken by speak is heard, whatever the rate it is sent at", arguments: [22050, 16000])
-    func transcribe(rate: Int) throws {
-        let phrase = server.directory.appendingPathComponent("phrase.wav")
+    @Test(
+        "transcribe: a phrase spoken by speak is heard, whatever the rate, sample width and channels it is sent in",
+        arguments: [(22050, 2, 1), (16000, 2, 1), (48000, 4, 2), (22050, 1, 1), (44100, 3, 1)])
+    func transcribe(rate: Int, width: Int, channels: Int) throws {
+        // 8-bit at the phrase's own 22.05 kHz: the `wyoming` package resamples 8-bit audio as if
+        // it were signed, which garbles it before it is sent.
+        let phrase = server.directory.appendingPathComponent("phrase-\(rate)-\(width)-\(channels).wav")
         #expect(try Speak.run(["-v", "default", "-o", phrase.path, "Please turn on the kitchen lights."]).status == 0)
-        let reply = try server.client("transcribe", [phrase.path, String(rate), "en"])
+        let reply = try server.client(
+            "transcribe", [phrase.path, String(rate), "en", String(width), String(channels)])
         let text = try #require(reply["text"] as? String, "\(reply)").lowercased()
         #expect(text.contains("kitchen") && text.contains("light"), "\(text)")
         #expect(reply["language"] as? String == "en")
+    }
+
+    @Test("audio in a format refused gets one error, its chunks dropped up to audio-stop, and the connection goes on")
+    func refusedAudio() throws {
+        let reply = try server.client("refused")
+        #expect(reply["events"] as? [String] == ["unsupported-audio", "info"], "\(reply)")
     }
 
     @Test(
