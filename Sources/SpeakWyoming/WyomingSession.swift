@@ -18,6 +18,10 @@ final class WyomingSession {
     private var discarding = false
     /// `transcribe`'s language, for the audio that follows.
     private var language: String?
+    /// Encoded events not yet taken by the socket, from `sent` on.
+    private var outgoing: [UInt8] = []
+    private var sent = 0
+    private var synthesizing = false
 
     /// Samples in one `audio-chunk`, as wyoming-piper sends them.
     static let samplesPerChunk = 1024
@@ -238,25 +242,30 @@ final class WyomingSession {
         var resampler: Resampler?
         var sentStart = false
         do {
-            try service.engine.synthesize(request) { chunk in
-                let outputRate = rate ?? chunk.sampleRate
-                rate = outputRate
-                if !sentStart {
-                    try send(audioStart(rate: outputRate))
-                    sentStart = true
-                }
-                if chunk.sampleRate == outputRate {
-                    try sendAudio(chunk.samples, rate: outputRate)
-                } else {
-                    if resampler == nil { resampler = Resampler(inputRate: chunk.sampleRate, outputRate: outputRate) }
-                    try resampler!.process(chunk.samples).withUnsafeBufferPointer {
-                        try sendAudio($0, rate: outputRate)
+            try whileSynthesizing {
+                try service.engine.synthesize(request) { chunk in
+                    let outputRate = rate ?? chunk.sampleRate
+                    rate = outputRate
+                    if !sentStart {
+                        try send(audioStart(rate: outputRate))
+                        sentStart = true
+                    }
+                    if chunk.sampleRate == outputRate {
+                        try sendAudio(chunk.samples, rate: outputRate)
+                    } else {
+                        if resampler == nil {
+                            resampler = Resampler(inputRate: chunk.sampleRate, outputRate: outputRate)
+                        }
+                        try resampler!.process(chunk.samples).withUnsafeBufferPointer {
+                            try sendAudio($0, rate: outputRate)
+                        }
                     }
                 }
             }
             if let tail = resampler?.finish(), let outputRate = rate {
                 try tail.withUnsafeBufferPointer { try sendAudio($0, rate: outputRate) }
             }
+            try flush(waiting: true)
         } catch let error as Closing {
             throw error
         } catch {
@@ -332,16 +341,41 @@ final class WyomingSession {
 
     // MARK: - Writing
 
+    /// Sends `event`, waiting for the socket to take it; while a synthesis runs, only what the
+    /// socket takes now, keeping the rest (``whileSynthesizing(_:)``).
     private func send(_ event: WyomingEvent) throws {
-        let bytes = event.encoded
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes {
-                Glibc.send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+        outgoing += event.encoded
+        try flush(waiting: !synthesizing)
+    }
+
+    /// Runs `body`, which holds a synthesis worker that every client shares: a client that reads
+    /// slowly, or not at all, must not keep it. So its audio is sent as far as the socket takes it
+    /// and kept in memory beyond that (bounded by the text limit), and sent once the worker is back.
+    @discardableResult
+    private func whileSynthesizing<Result>(_ body: () throws -> Result) throws -> Result {
+        synthesizing = true
+        defer { synthesizing = false }
+        return try body()
+    }
+
+    /// Writes `outgoing` to the socket: all of it, or (not `waiting`) what the socket takes now.
+    private func flush(waiting: Bool) throws {
+        let flags = Int32(MSG_NOSIGNAL) | (waiting ? 0 : Int32(MSG_DONTWAIT))
+        while sent < outgoing.count {
+            let written = outgoing.withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, flags)
             }
             if written < 0 && errno == EINTR { continue }
+            if written < 0 && !waiting && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
             guard written > 0 else { throw Closing() }
-            offset += written
+            sent += written
+        }
+        if sent == outgoing.count {
+            outgoing.removeAll(keepingCapacity: outgoing.count < 1 << 20)
+            sent = 0
+        } else if sent >= 1 << 20 {
+            outgoing.removeFirst(sent)
+            sent = 0
         }
     }
 }

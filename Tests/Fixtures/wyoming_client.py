@@ -10,19 +10,23 @@ usage: wyoming_client.py COMMAND PORT [ARGS...]
   transcribe PORT WAV RATE LANGUAGE [WIDTH CHANNELS]
                                          the WAV converted to RATE (and WIDTH, CHANNELS), transcribed
   refused PORT                           audio of width 5, 20 chunks, audio-stop, describe: what came
+  stalled PORT TEXT                      one client asks for TEXT and stops reading after audio-start;
+                                         how long another client's "Hello." takes meanwhile
   bad PORT                               a bad header line, then an oversized payload
 """
 
 import asyncio
 import json
+import socket
 import sys
+import time
 import wave
 
 from wyoming.asr import Transcribe, Transcript
 from wyoming.audio import AudioChunk, AudioChunkConverter, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
 from wyoming.error import Error
-from wyoming.event import Event
+from wyoming.event import Event, async_read_event, async_write_event
 from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 
@@ -124,6 +128,27 @@ async def language(port, tag, text):
                 samples += len(AudioChunk.from_event(event).audio) // 2
             if event.type == "audio-stop":
                 return {"samples": samples}
+
+
+async def stalled(port, text):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((HOST, port))
+    reader, writer = await asyncio.open_connection(sock=sock)
+    try:
+        await async_write_event(Synthesize(text=text, voice=SynthesizeVoice(name="default")).event(), writer)
+        first = await asyncio.wait_for(async_read_event(reader), TIMEOUT)
+        # From here this client reads nothing more, as one whose network stalled.
+        started = time.monotonic()
+        try:
+            async with AsyncTcpClient(HOST, port) as client:
+                await client.write_event(Synthesize(text="Hello.", voice=SynthesizeVoice(name="default")).event())
+                types, _, _ = await asyncio.wait_for(collect_audio(client, "audio-stop"), 60)
+        except asyncio.TimeoutError:
+            return {"first": first.type, "timeout": True}
+        return {"first": first.type, "events": summary(types), "seconds": time.monotonic() - started}
+    finally:
+        writer.close()
 
 
 async def empty(port):
@@ -246,6 +271,8 @@ def main():
         result = asyncio.run(synthesize(port, args[0], args[1], args[2]))
     elif command == "language":
         result = asyncio.run(language(port, args[0], args[1]))
+    elif command == "stalled":
+        result = asyncio.run(stalled(port, args[0]))
     elif command == "empty":
         result = asyncio.run(empty(port))
     elif command == "stream":

@@ -73,6 +73,16 @@ final class WyomingTests {
         #expect(try server.client("language", ["xx", text])["error"] as? String == "unknown-voice")
     }
 
+    @Test("a client that stops reading does not hold up another: its audio waits in memory, not the worker")
+    func stalledClient() throws {
+        // Minutes of audio, more than the two sockets' buffers hold; this server has one worker.
+        let text = String(repeating: "The backup finished and every file was copied twice. ", count: 60)
+        let reply = try server.client("stalled", [text])
+        #expect(reply["first"] as? String == "audio-start", "\(reply)")
+        #expect(reply["timeout"] == nil, "the second client waited for the stalled one: \(reply)")
+        #expect(reply["events"] as? [String] == ["audio-start", "audio-chunk", "audio-stop"], "\(reply)")
+    }
+
     @Test("a synthesize with no data at all gets an empty audio-start/audio-stop, and the connection goes on")
     func emptySynthesize() throws {
         let reply = try server.client("empty")
