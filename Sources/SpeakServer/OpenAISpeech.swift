@@ -7,8 +7,13 @@ extension SpeechService {
     /// encoded), then `speech.audio.done` with `usage`. From the cache when the reply was made before.
     func speakEvents(_ order: SpeechOrder, client: String?) throws -> HTTPResponse {
         let request = order.request
-        let cached = engine.cachedReply(for: request)
-        if cached == nil {
+        let key = engine.cacheKey(for: request)
+        // Only a reply held in memory is taken here; one on disk is read by the stream, off the
+        // connection threads.
+        let held = engine.cache?.heldData(for: key)
+        let stored = held == nil && engine.cache?.hasStoredEntry(for: key) == true
+        let cached = held != nil || stored
+        if !cached {
             try admit(client)
             if case .failure(let error)? = engine.availability(of: order.voice) { throw error }
         }
@@ -16,7 +21,7 @@ extension SpeechService {
         let inputTokens = (order.text.utf8.count + 3) / 4
         let headers = [
             ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
-            ("X-Speak-Cache", cached == nil ? "miss" : "hit"),
+            ("X-Speak-Cache", cached ? "hit" : "miss"),
         ]
         return HTTPResponse(
             headers: headers,
@@ -29,7 +34,7 @@ extension SpeechService {
                 func delta(_ audio: Data) throws {
                     try send(["type": "speech.audio.delta", "audio": audio.base64EncodedString()])
                 }
-                if let cached {
+                if let cached = held ?? (stored ? engine.cache?.storedData(for: key) : nil) {
                     for start in stride(from: 0, to: cached.count, by: 32 << 10) {
                         try delta(cached[start..<min(start + 32 << 10, cached.count)])
                     }

@@ -60,7 +60,8 @@ public final class SpeechService: Sendable {
     static let routes: [Route] = [
         Route(method: "GET", path: "/", open: true) { _, _ in WebPage.response },
         Route(method: "GET", path: "/health", open: true) { _, _ in .json(["status": "ok"]) },
-        Route(method: "GET", path: "/ready") { service, _ in service.ready() },
+        // It synthesises: on the response threads, as replies are, not a connection thread.
+        Route(method: "GET", path: "/ready") { service, _ in HTTPResponse(body: .deferred { service.ready() }) },
         Route(method: "GET", path: "/voices") { service, _ in service.voices() },
         Route(method: "GET", path: "/v1/models") { service, _ in service.models() },
         Route(method: "GET", path: "/v1/audio/voices") { service, _ in service.openAIVoiceList() },
@@ -192,38 +193,61 @@ public final class SpeechService: Sendable {
         {
             return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
         }
-        if let cached = engine.cache?.data(for: key) {
-            headers.append(("X-Speak-Cache", "hit"))
-            return HTTPResponse(headers: headers, body: .data(cached))
+        if let cache = engine.cache {
+            if let held = cache.heldData(for: key) {
+                return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(held))
+            }
+            if cache.hasStoredEntry(for: key) {
+                // Read and checked on the response threads: a reply of megabytes from disk must not
+                // hold up the connection threads (other hits, /health) meanwhile.
+                return HTTPResponse(
+                    body: .deferred { [self, headers] in
+                        if let stored = cache.storedData(for: key) {
+                            return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(stored))
+                        }
+                        // Evicted or damaged since it was seen: made again, whole.
+                        do {
+                            try admit(client)
+                            return wholeReply(request, headers: try missHeaders(headers, order))
+                        } catch {
+                            return Self.response(for: error)
+                        }
+                    })
+            }
         }
         try admit(client)
-        headers.append(("X-Speak-Cache", "miss"))
-        let synthesizer = try engine.synthesizer(for: order.voice)
-        if let source = synthesizer.source(of: order.voice) { headers.append(("X-Speak-Upstream", source)) }
-        guard synthesizer.features.contains(.streaming), !whole else {
+        headers = try missHeaders(headers, order)
+        guard try engine.synthesizer(for: order.voice).features.contains(.streaming), !whole else {
             // A remote engine answers whole: wait for it, so a fallback voice can say so in the headers.
-            return HTTPResponse(
-                body: .deferred { [self, headers] in
-                    do {
-                        let (reply, outcome) = try engine.reply(request)
-                        guard let fallback = outcome.fallback else {
-                            return HTTPResponse(headers: headers, body: .data(reply))
-                        }
-                        let marked =
-                            headers.filter { !["ETag", "Cache-Control", "X-Speak-Upstream"].contains($0.0) } + [
-                                ("Cache-Control", "no-store"), ("X-Speak-Fallback", fallback.voice),
-                                ("X-Speak-Upstream-Error", fallback.reason),
-                            ]
-                        return HTTPResponse(headers: marked, body: .data(reply))
-                    } catch {
-                        return Self.response(for: error)
-                    }
-                })
+            return HTTPResponse(body: .deferred { [self, headers] in wholeReply(request, headers: headers) })
         }
         // A voice that cannot speak here is a 503 now, not a 200 cut off after its headers.
         if case .failure(let error)? = engine.availability(of: order.voice) { throw error }
         return HTTPResponse(
             headers: headers, body: .stream { [engine] write in try engine.encodeReply(request, write: write) })
+    }
+
+    /// A reply's headers when it is made now: a miss, and the upstream that makes it, if any.
+    private func missHeaders(_ headers: [(String, String)], _ order: SpeechOrder) throws -> [(String, String)] {
+        let source = try engine.synthesizer(for: order.voice).source(of: order.voice)
+        return headers + [("X-Speak-Cache", "miss")] + (source.map { [("X-Speak-Upstream", $0)] } ?? [])
+    }
+
+    /// The reply made whole, on a response thread. A fallback voice that answered for a remote
+    /// engine says so in the headers, and is not cached by anyone.
+    private func wholeReply(_ request: SynthesisRequest, headers: [(String, String)]) -> HTTPResponse {
+        do {
+            let (reply, outcome) = try engine.reply(request)
+            guard let fallback = outcome.fallback else { return HTTPResponse(headers: headers, body: .data(reply)) }
+            let marked =
+                headers.filter { !["ETag", "Cache-Control", "X-Speak-Upstream"].contains($0.0) } + [
+                    ("Cache-Control", "no-store"), ("X-Speak-Fallback", fallback.voice),
+                    ("X-Speak-Upstream-Error", fallback.reason),
+                ]
+            return HTTPResponse(headers: marked, body: .data(reply))
+        } catch {
+            return Self.response(for: error)
+        }
     }
 
     /// Speaks on the server's own device, through the same playback lock as the command line,

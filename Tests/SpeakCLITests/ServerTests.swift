@@ -250,6 +250,43 @@ struct ServerScenarioTests {
         #expect(try second.authorized(["-d", body, "\(second.url)/speak"]).headers["x-speak-cache"] == "hit")
     }
 
+    @Test("a reply read from disk is read on the response threads, not libmicrohttpd's connection threads")
+    func storedHitOffConnectionThreads() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stored-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Megabytes of PCM: reading and checking them takes a while, which other requests on the
+        // same connection thread (cache hits, /health) would wait out.
+        let text = String(repeating: "Every file of the nightly backup was copied and checked twice. ", count: 20)
+        let body = #"{"model": "tts-1", "voice": "default", "response_format": "pcm", "input": "\#(text)"}"#
+        let first = try RunningServer(["--threads", "1"], directory: directory)
+        #expect(try first.authorized(["-d", body, "\(first.url)/v1/audio/speech"]).headers["x-speak-cache"] == "miss")
+        #expect(first.stop().status == 0)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: first.cacheDirectory.path)
+        let entry = try #require(entries.first { $0.hasSuffix(".reply") })
+        let size = try #require(
+            try FileManager.default.attributesOfItem(atPath: first.cacheDirectory.appendingPathComponent(entry).path)[
+                .size] as? Int)
+        #expect(size > 1 << 20)
+
+        let second = try RunningServer(["--threads", "1"], directory: directory)
+        // What libmicrohttpd's threads (named MHD-…) have read, files and sockets alike.
+        let tasks = "/proc/\(second.process.pid)/task"
+        func connectionThreadsRead() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: tasks).reduce(0) { total, task in
+                guard (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8))?.hasPrefix("MHD") == true,
+                    let io = try? String(contentsOfFile: "\(tasks)/\(task)/io", encoding: .utf8),
+                    let line = io.split(separator: "\n").first(where: { $0.hasPrefix("rchar:") })
+                else { return total }
+                return total + (Int(line.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces)) ?? 0)
+            }
+        }
+        let before = try connectionThreadsRead()
+        let hit = try second.authorized(["-d", body, "\(second.url)/v1/audio/speech"])
+        #expect(hit.headers["x-speak-cache"] == "hit" && hit.body.count == size - 48)
+        let read = try connectionThreadsRead() - before
+        #expect(read < size / 2, "the connection threads read \(read) bytes of a \(size)-byte entry")
+    }
+
     @Test("SIGTERM lets a request in flight finish, and leaves nothing half-written in the cache")
     func gracefulShutdown() throws {
         let server = try RunningServer()

@@ -104,7 +104,10 @@ public final class ReplyCache: @unchecked Sendable {
     public var totalBytes: Int { lock.withLock { estimatedBytes } }
 
     /// The stored bytes, or nil; a hit becomes the most recently used entry for every process.
-    public func data(for key: ReplyKey) -> Data? {
+    public func data(for key: ReplyKey) -> Data? { heldData(for: key) ?? storedData(for: key) }
+
+    /// The reply, if it is held in memory: no file is read.
+    public func heldData(for key: ReplyKey) -> Data? {
         let now = Self.now()
         let (held, touch): (Data?, Bool) = lock.withLock {
             // Updated in place: one hash of the digest per hit.
@@ -114,10 +117,16 @@ public final class ReplyCache: @unchecked Sendable {
             if touch { hot.values[index].lastTouched = now }
             return (hot.values[index].data, touch)
         }
-        if let held {
-            if touch { Self.touch(path(for: key)) }
-            return held
-        }
+        if held != nil, touch { Self.touch(path(for: key)) }
+        return held
+    }
+
+    /// Whether a file holds the reply (not yet read or checked).
+    public func hasStoredEntry(for key: ReplyKey) -> Bool { access(path(for: key), F_OK) == 0 }
+
+    /// The reply read from its file and checked, then held in memory if it is small enough.
+    public func storedData(for key: ReplyKey) -> Data? {
+        let now = Self.now()
         let path = path(for: key)
         // An open file reads whole even if another process evicts or replaces it meanwhile.
         guard let file = FileManager.default.contents(atPath: path) else { return nil }

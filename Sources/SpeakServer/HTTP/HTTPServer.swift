@@ -95,7 +95,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         self.handler = handler
         self.bodyPolicy = bodyPolicy
         self.limits = limits
-        responders = ThreadPool(maximumThreads: limits.responseThreads)
+        responders = ThreadPool(maximumThreads: limits.responseThreads, name: "speak-respond")
         (self.listener, self.port, self.socketPath) = (listener, port, socketPath)
         let context = Unmanaged.passUnretained(self).toOpaque()
         var options = [
@@ -695,8 +695,14 @@ final class ThreadPool: @unchecked Sendable {  // guarded by `condition`
     private var threads = 0
     private var idle = 0
     let maximumThreads: Int
+    /// The threads' name (in `top -H`, `/proc/…/task/…/comm`): else they inherit the name of
+    /// the libmicrohttpd thread that started them.
+    let name: String
 
-    init(maximumThreads: Int) { self.maximumThreads = maximumThreads }
+    init(maximumThreads: Int, name: String) {
+        self.maximumThreads = maximumThreads
+        self.name = name
+    }
 
     func run(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
@@ -709,6 +715,7 @@ final class ThreadPool: @unchecked Sendable {  // guarded by `condition`
     }
 
     private func work() {
+        Thread.current.name = name
         while true {
             condition.lock()
             while next == jobs.count {
