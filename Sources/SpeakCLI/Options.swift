@@ -98,6 +98,8 @@ package struct Options {
                 self[keyPath: path] = number
             } else if let path = Self.switches[flag], inlineValue == nil {
                 self[keyPath: path] = true
+            } else if inlineValue != nil, Self.allFlags.contains(flag) {
+                throw UsageError("\(flag) takes no value")
             } else if flag == "-x" || flag == "--phonemes" {
                 phonemes = .mnemonics
             } else if flag == "--ipa" {

@@ -47,6 +47,10 @@ enum AskCommand {
                 case "--max-seconds": recording.maxDuration = try RecordCommand.seconds(&remaining, argument)
                 case "--timeout":
                     recording.untilSilence?.noSpeechTimeout = try RecordCommand.seconds(&remaining, argument)
+                case "--":
+                    // The rest is operands, even what starts with '-'.
+                    prompt += remaining
+                    remaining = []
                 case "-h", "--help": throw HelpRequested(text: help)
                 case _ where try TranscribeCommand.parseUpstream(argument, &remaining, into: &upstream): break
                 case _ where try local.parse(argument, &remaining): break

@@ -66,6 +66,10 @@ enum TranscribeCommand {
                 case "--pending": pending = true
                 case "--keep": keep = true
                 case "--progress": progress = true
+                case "--":
+                    // The rest is operands, even what starts with '-'.
+                    files += remaining
+                    remaining = []
                 case "-h", "--help": throw HelpRequested(text: TranscribeCommand.help)
                 case _ where argument.hasPrefix("-") && argument.count > 1:
                     throw UsageError("unknown option \(argument) (speak transcribe --help)")
@@ -91,6 +95,9 @@ enum TranscribeCommand {
         switch argument {
         case "--server", "--openai":
             guard let url = remaining.popFirst() else { throw UsageError("\(argument) needs a URL") }
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
+                parsed.host?.isEmpty == false
+            else { throw UsageError("\(argument) needs an http:// or https:// URL, not '\(url)'") }
             upstream = TranscriptionUpstream(api: argument == "--server" ? .speak : .openai, url: url)
             upstream?.keyEnvironment = argument == "--server" ? "SPEAK_TOKEN" : "OPENAI_API_KEY"
         // Without an upstream, --model names the local Whisper model (Engines.LocalTranscriber).

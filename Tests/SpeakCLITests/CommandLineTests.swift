@@ -194,6 +194,7 @@ final class CommandLineTests {
             ([], nil, 64, "no text to speak", []),
             (["   "], nil, 64, "no text to speak", []),
             (["Hi"], nil, 64, "unknown option --rat; did you mean --rate?", ["--rat", "200"]),
+            (["Hi"], nil, 64, "--ssml takes no value", ["--ssml=yes"]),
             (["Hi"], nil, 64, "rate (words per minute) must be a whole number from 80 to 450", ["-r", "fast"]),
             (["Hi"], nil, 64, "-o needs a value", ["-o"]),
             (["Hi"], nil, 73, "cannot write /nonexistent/dir/reply.mp3", ["-o", "/nonexistent/dir/reply.mp3"]),
@@ -211,6 +212,13 @@ final class CommandLineTests {
         #expect(result.stderr.hasPrefix("speak: "))
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("a hint for an unknown option is the same on every run")
+    func steadyHint() throws {
+        // `---` is as far from -v as from -a or -f: ties go by name, not by a dictionary's order.
+        let hints = try Set((0..<6).map { _ in try Speak.run(["---", "Hi"]).stderr })
+        #expect(hints.count == 1, "\(hints)")
     }
 
     /// Each refused before anything starts. (A port check that let 99999 through would start a

@@ -55,6 +55,8 @@ struct TranscribeCommandTests {
                 ], 64, "flibbertyzork"
             ),
             ([], 64, "no files to transcribe"),
+            (["--server", "notaurl", "x.wav"], 64, "needs an http:// or https:// URL"),
+            (["--", "-x.wav"], 66, "cannot read -x.wav"),
         ]
         for (arguments, status, message) in cases {
             let result = try Speak.run(["transcribe"] + arguments)

@@ -3,11 +3,10 @@
 public func closestMatches(to input: String, among candidates: [String], limit: Int) -> [String] {
     let input = input.lowercased()
     let tolerance = max(2, input.count / 2)
-    return candidates.map { ($0, editDistance($0.lowercased(), input)) }
-        .filter { $0.1 <= tolerance }
-        .sorted { $0.1 < $1.1 }
-        .prefix(limit)
-        .map(\.0)
+    let scored: [(name: String, distance: Int)] = candidates.map { ($0, editDistance($0.lowercased(), input)) }
+    // Ties by name, so the hint is the same on every run (the candidates may come from a dictionary).
+    let ranked = scored.filter { $0.distance <= tolerance }.sorted { ($0.distance, $0.name) < ($1.distance, $1.name) }
+    return ranked.prefix(limit).map(\.name)
 }
 
 /// Levenshtein distance between two strings, by characters.
