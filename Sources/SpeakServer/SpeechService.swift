@@ -102,8 +102,11 @@ public final class SpeechService: Sendable {
             guard let routes = Self.routesByPath[request.path] else {
                 throw HTTPError(404, "no such endpoint: \(request.path)", code: "not_found")
             }
-            guard let route = routes.first(where: { $0.method == request.method }) else {
-                let allowed = routes.map(\.method).joined(separator: ", ")
+            // HEAD is GET without the body (libmicrohttpd leaves it out), wherever GET works.
+            let method = request.method == "HEAD" ? "GET" : request.method
+            guard let route = routes.first(where: { $0.method == method }) else {
+                let allowed = routes.flatMap { $0.method == "GET" ? ["GET", "HEAD"] : [$0.method] }
+                    .joined(separator: ", ")
                 throw HTTPError(
                     405, "\(request.method) is not allowed on \(request.path); use \(allowed)",
                     headers: [("Allow", allowed)])

@@ -148,6 +148,17 @@ final class ServerTests {
         }
     }
 
+    @Test("HEAD answers wherever GET does, with the headers and no body; Allow names it")
+    func head() throws {
+        #expect(try curl(["-I", "\(server.url)/health"]).status == 200)
+        let reply = try server.authorized(["-I", "\(server.url)/speak?text=Head%20first."])
+        #expect(reply.status == 200 && reply.headers["content-type"] == "audio/mpeg", "\(reply.headers)")
+        // curl -I writes the headers where the body would go: nothing else came.
+        #expect(Int(reply.headers["content-length"] ?? "") ?? 0 > 1000 && reply.body.count < 1000, "\(reply.text)")
+        let wrong = try server.authorized(["-X", "DELETE", "\(server.url)/speak"])
+        #expect(wrong.headers["allow"] == "POST, GET, HEAD", "\(wrong.headers)")
+    }
+
     @Test("a body over the limit gets 413 without the server reading it whole")
     func bodyTooLarge() throws {
         let big = Data(repeating: 0x61, count: 8 << 20)
