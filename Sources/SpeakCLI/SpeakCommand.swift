@@ -42,7 +42,7 @@ package struct SpeakCommand {
             guard let speakRemotely = tool.speakRemotely else { throw NeedsFullExecutable("--remote") }
             return try speakRemotely(remote, options.token, text, options)
         }
-        let voice = try catalog.voice(named: options.voiceName ?? UserSettings.defaultVoiceName)
+        let voice = try catalog.voice(named: options.voiceName ?? UserSettings.defaultVoiceName())
         guard tool.synthesizers.carries(voice.engine) else {
             throw NeedsFullExecutable("the \(voice.engine) voice '\(voice.name)'")
         }

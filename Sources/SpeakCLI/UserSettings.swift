@@ -11,15 +11,20 @@ package enum UserSettings {
         return URL(fileURLWithPath: base + "/speak/config.json")
     }
 
-    /// The voice `speak` uses without `-v`.
-    package static var defaultVoiceName: String {
+    /// The voice `speak` uses without `-v`. A config file that is there but not the JSON object
+    /// it should be is an error (65) naming it: ignored, it would leave the user wondering why
+    /// their voice is not the one they chose.
+    package static func defaultVoiceName() throws -> String {
         if let name = environmentValue("SPEAK_VOICE"), !name.isEmpty { return name }
-        if let bytes = try? FileSystem.contents(of: configFile.path),
-            case .object(let settings)? = try? JSONValue(parsing: bytes),
-            case .string(let name)? = settings["default"], !name.isEmpty
-        {
-            return name
+        let path = configFile.path
+        guard let bytes = try? FileSystem.contents(of: path) else { return VoiceCatalog.defaultVoiceName }
+        guard case .object(let settings)? = try? JSONValue(parsing: bytes) else {
+            throw InputError(code: .dataError, message: "\(path) is not a JSON object such as {\"default\": \"joe\"}")
         }
-        return VoiceCatalog.defaultVoiceName
+        switch settings["default"] {
+        case nil: return VoiceCatalog.defaultVoiceName
+        case .string(let name)? where !name.isEmpty: return name
+        default: throw InputError(code: .dataError, message: "\(path): \"default\" must name a voice")
+        }
     }
 }

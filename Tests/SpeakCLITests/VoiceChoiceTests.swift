@@ -44,6 +44,19 @@ final class VoiceChoiceTests {
         #expect(try ipa([], environment(["SPEAK_VOICE": "default"])) == plain)
     }
 
+    @Test("a config file that is not JSON is a one-line error naming it, not ignored; -v does not read it")
+    func brokenConfig() throws {
+        let config = scratch.appendingPathComponent("config/speak")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        for broken in [#"{"default": "nadia""#, #"["nadia"]"#, #"{"default": 3}"#] {
+            try Data(broken.utf8).write(to: config.appendingPathComponent("config.json"))
+            let result = try Speak.run(["--ipa", "Hi"], environment: environment([:]))
+            #expect(result.status == 65, "\(broken): \(result.stderr)")
+            #expect(result.stderr.contains("config.json") && result.stderr.split(separator: "\n").count == 1)
+            #expect(try Speak.run(["--ipa", "-v", "nadia", "Hi"], environment: environment([:])).status == 0)
+        }
+    }
+
     @Test("an unknown default voice is the usual one-line error with suggestions")
     func unknownDefault() throws {
         let result = try Speak.run(["--ipa", "Hi"], environment: environment(["SPEAK_VOICE": "nadja"]))
