@@ -79,8 +79,8 @@ struct MediaEncoderTests {
 
     /// The sanitizers' allocators keep freed memory (ASan's quarantine, TSan's own), so resident
     /// memory cannot show a leak under them.
-    static let underSanitizer = ["__asan_init", "__tsan_init"].contains {
-        dlsym(UnsafeMutableRawPointer(bitPattern: 0), $0) != nil
+    static let underSanitizer = ["__asan_init", "__tsan_init"].contains { (name: String) in
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) != nil
     }
 
     @Test("an encoder that cannot open frees what it made", .disabled(if: underSanitizer))
