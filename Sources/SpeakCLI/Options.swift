@@ -44,14 +44,34 @@ package struct Options {
             "--remote": \.remote, "--token": \.token,
         ]
     }
-    private static var numeric: [String: (WritableKeyPath<Options, Int?>, ClosedRange<Int>, String)] {
+    /// The values a numeric flag takes, and how its error message names them.
+    private enum Allowed {
+        case range(ClosedRange<Int>)
+        case oneOf([Int])
+
+        func contains(_ number: Int) -> Bool {
+            switch self {
+            case .range(let range): range.contains(number)
+            case .oneOf(let values): values.contains(number)
+            }
+        }
+
+        var phrase: String {
+            switch self {
+            case .range(let range): "a whole number from \(range.lowerBound) to \(range.upperBound)"
+            case .oneOf(let values):
+                values.dropLast().map(String.init).joined(separator: ", ") + " or \(values.last.map(String.init) ?? "")"
+            }
+        }
+    }
+    private static var numeric: [String: (WritableKeyPath<Options, Int?>, Allowed, String)] {
         [
-            "-r": (\.rateValue, 80...450, "rate (words per minute)"),
-            "--rate": (\.rateValue, 80...450, "rate (words per minute)"),
-            "-p": (\.pitchValue, 0...100, "pitch"), "--pitch": (\.pitchValue, 0...100, "pitch"),
-            "--volume": (\.volumeValue, 0...200, "volume"),
-            "--bitrate": (\.bitrateValue, 32...64, "MP3 bit rate (kbps)"),
-            "--sample-rate": (\.sampleRateValue, 16000...24000, "MP3 sample rate (Hz)"),
+            "-r": (\.rateValue, .range(80...450), "rate (words per minute)"),
+            "--rate": (\.rateValue, .range(80...450), "rate (words per minute)"),
+            "-p": (\.pitchValue, .range(0...100), "pitch"), "--pitch": (\.pitchValue, .range(0...100), "pitch"),
+            "--volume": (\.volumeValue, .range(0...200), "volume"),
+            "--bitrate": (\.bitrateValue, .range(MP3Settings.bitrates), "MP3 bit rate (kbps)"),
+            "--sample-rate": (\.sampleRateValue, .oneOf(MP3Settings.sampleRates), "MP3 sample rate (Hz)"),
         ]
     }
     private static var switches: [String: WritableKeyPath<Options, Bool>] {
@@ -89,11 +109,10 @@ package struct Options {
             }
             if let path = Self.valued[flag] {
                 self[keyPath: path] = try value()
-            } else if let (path, range, what) = Self.numeric[flag] {
+            } else if let (path, allowed, what) = Self.numeric[flag] {
                 let text = try value()
-                guard let number = Int(text), range.contains(number) else {
-                    throw UsageError(
-                        "\(what) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+                guard let number = Int(text), allowed.contains(number) else {
+                    throw UsageError("\(what) must be \(allowed.phrase), not '\(text)'")
                 }
                 self[keyPath: path] = number
             } else if let path = Self.switches[flag], inlineValue == nil {
@@ -111,6 +130,9 @@ package struct Options {
                     closestMatches(to: flag, among: Self.allFlags, limit: 1).first.map { "; did you mean \($0)?" } ?? ""
                 throw UsageError("unknown option \(flag)\(hint) (speak --help lists them)")
             }
+        }
+        if phonemes != nil, output != nil {
+            throw UsageError("-x and --ipa print phonemes and write no audio: leave out -o")
         }
     }
 

@@ -223,10 +223,6 @@ package struct SpeakCommand {
         else {
             throw UsageError("cannot tell the format of '\(path)': name it .mp3 or .wav, or give --file-format mp3|wav")
         }
-        guard MP3Settings.sampleRates.contains(options.sampleRate) else {
-            throw UsageError(
-                "MP3 sample rate must be one of \(MP3Settings.sampleRates.map(String.init).joined(separator: ", "))")
-        }
         var writer: AudioFileWriter?
         let result = try produce { chunk in
             try output.writing {

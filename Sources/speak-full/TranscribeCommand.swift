@@ -79,6 +79,9 @@ enum TranscribeCommand {
             guard pending || !files.isEmpty else {
                 throw UsageError("no files to transcribe (speak transcribe --help)")
             }
+            guard !pending || files.isEmpty else {
+                throw UsageError("--pending retries the spool and takes no files")
+            }
         }
 
         var options: TranscriptionOptions { TranscriptionOptions(language: language, expectedPhrases: expect) }

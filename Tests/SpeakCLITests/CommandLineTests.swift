@@ -197,6 +197,22 @@ final class CommandLineTests {
             (["Hi"], nil, 64, "--ssml takes no value", ["--ssml=yes"]),
             (["Hi"], nil, 64, "rate (words per minute) must be a whole number from 80 to 450", ["-r", "fast"]),
             (["Hi"], nil, 64, "-o needs a value", ["-o"]),
+            (
+                ["Hi"], nil, 64, "MP3 sample rate (Hz) must be 16000, 22050 or 24000, not '8000'",
+                ["--sample-rate", "8000"]
+            ),
+            (
+                ["Hi"], nil, 64, "MP3 sample rate (Hz) must be 16000, 22050 or 24000, not '20000'",
+                ["--sample-rate", "20000"]
+            ),
+            (
+                ["Hi"], nil, 64, "-x and --ipa print phonemes and write no audio: leave out -o",
+                ["-x", "-o", "/tmp/reply.wav"]
+            ),
+            (
+                ["Hi"], nil, 64, "-x and --ipa print phonemes and write no audio: leave out -o",
+                ["--ipa", "-o", "/tmp/reply.wav"]
+            ),
             (["Hi"], nil, 73, "cannot write /nonexistent/dir/reply.mp3", ["-o", "/nonexistent/dir/reply.mp3"]),
             (["Hi"], nil, 73, "cannot write /tmp: it is a directory", ["-o", "/tmp"]),
             (["Hi"], nil, 64, "cannot tell the format of", ["-o", "/tmp/reply.ogg"]),
@@ -233,6 +249,7 @@ final class CommandLineTests {
             (["serve", "--config", "/nonexistent.json"], 66, "cannot read config /nonexistent.json"),
             (["voices", "install", "--name", "../evil", "/nonexistent.onnx"], 64, "--name must be a plain name"),
             (["voices", "install", "--name", "", "/nonexistent.onnx"], 64, "--name must be a plain name"),
+            (["transcribe", "--pending", "/tmp/note.wav"], 64, "--pending retries the spool and takes no files"),
         ] as [([String], Int32, String)])
     func badServeOptions(arguments: [String], status: Int32, message: String) throws {
         let result = try Speak.run(arguments)
