@@ -44,6 +44,12 @@ package struct SpeakCommand {
         }
         let voice = try catalog.voice(named: options.voiceName ?? UserSettings.defaultVoiceName())
         guard tool.synthesizers.carries(voice.engine) else {
+            guard tool.handsOver else {
+                throw InputError(
+                    code: .dataError,
+                    message: "voice '\(voice.name)' names the engine '\(voice.engine)', which speak does not have "
+                        + "(it has \(tool.synthesizers.engines.joined(separator: ", ")))")
+            }
             throw NeedsFullExecutable("the \(voice.engine) voice '\(voice.name)'")
         }
         let request = SynthesisRequest(

@@ -21,5 +21,6 @@ extension CommandLineTool {
         synthesizers: Engines.synthesizers(),
         speakRemotely: { url, token, text, options in
             try RemoteSpeaker(url: url, token: token).play(text, options: options)
-        })
+        },
+        handsOver: false)
 }

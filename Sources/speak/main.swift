@@ -11,7 +11,8 @@ let light = CommandLineTool(
         EspeakSynthesizer.engineName: { try EspeakSynthesizer.shared() },
         // A running `speak serve` has the model loaded already: it speaks, if it is there.
         PiperSynthesizer.engineName: { LocalServerHandoff(local: PiperSynthesizer()) },
-    ]))
+    ]),
+    handsOver: true)
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "serve", "transcribe", "record", "ask", "voices":

@@ -55,6 +55,22 @@ final class CommandLineTests {
         #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 0.3)
     }
 
+    @Test("a voice file naming an engine speak does not have is one error line and 65, not an exec loop")
+    func unknownEngine() throws {
+        try Data(#"{"name":"robot","language":"en","engine":"festival"}"#.utf8)
+            .write(to: scratch.appendingPathComponent("robot.json"))
+        let output = scratch.appendingPathComponent("robot.wav").path
+        // Under timeout: the light speak handed it to speak-full, which handed it to itself forever.
+        let result = try Subprocess.run(
+            "/usr/bin/timeout",
+            ["20", Speak.executable, "--voices-dir", scratch.path, "-v", "robot", "-o", output, "Hi"])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "speak: voice 'robot' names the engine 'festival', which speak does not have "
+                + "(it has espeak, piper, upstream)\n")
+    }
+
     /// The espeak-ng names the shipped voices had before they named their files, which espeak-ng
     /// finds by searching every voice file.
     static let searchedNames = [
