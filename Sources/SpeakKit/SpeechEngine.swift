@@ -72,7 +72,7 @@ public final class SpeechEngine: Sendable {
     }
 
     public func cacheKey(for request: SynthesisRequest) -> ReplyKey {
-        ReplyKey(speaking: request.text, options: request.options, format: request.format.rawValue)
+        ReplyKey(speaking: request.text, options: request.options, format: request.format.rawValue, mp3: request.mp3)
     }
 
     /// The stored reply for `request`, if one was made before.

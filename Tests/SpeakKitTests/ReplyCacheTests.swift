@@ -90,6 +90,24 @@ struct ReplyCacheTests {
         #expect(plain != ReplyKey(speaking: text, options: SpeechOptions(voice: elsewhere), format: "mp3"))
     }
 
+    @Test("an MP3 reply's key names its sample rate and bit rate unless they are the default")
+    func speechKeysCoverMP3Settings() throws {
+        let engine = SpeechEngine(catalog: VoiceCatalog(voices: []), synthesizers: SynthesizerRegistry([:]))
+        let voice = try VoiceCatalog(directories: [VoiceCatalog.shippedDirectory()!]).voice(named: "default")
+        func key(_ format: ReplyFormat, _ mp3: MP3Settings) -> ReplyKey {
+            engine.cacheKey(
+                for: SynthesisRequest(
+                    text: "Shared phrase.", options: SpeechOptions(voice: voice), format: format, mp3: mp3))
+        }
+        let usual = key(.mp3, MP3Settings())
+        #expect(key(.mp3, MP3Settings(sampleRate: 16000, bitrate: 64)) != usual)
+        #expect(key(.mp3, MP3Settings(sampleRate: 24000)) != usual)
+        #expect(key(.mp3, MP3Settings(bitrate: 48)) != usual)
+        // Entries stored before this keep their keys; other formats do not use the MP3 settings.
+        #expect(usual == ReplyKey(speaking: "Shared phrase.", options: SpeechOptions(voice: voice), format: "mp3"))
+        #expect(key(.wav, MP3Settings(sampleRate: 16000, bitrate: 64)) == key(.wav, MP3Settings()))
+    }
+
     @Test func evictsLeastRecentlyUsedFirst() throws {
         try withDirectory { directory in
             let cache = try ReplyCache(directory: directory, maximumBytes: 300)
