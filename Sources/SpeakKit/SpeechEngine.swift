@@ -163,7 +163,10 @@ public final class SpeechEngine: Sendable {
             return Outcome(fallback: (fallback.name, String(describing: error)))
         }
         if outcome.fallback == nil, let current = entry {
-            do { try current.commit() } catch { noteCacheFault(error) }
+            do {
+                try current.commit()
+                noteCacheStored()
+            } catch { noteCacheFault(error) }
         }
         entry = nil
         return outcome
@@ -235,6 +238,7 @@ public final class SpeechEngine: Sendable {
             do {
                 try current.append(encoder.finish())
                 try current.commit()
+                noteCacheStored()
             } catch { noteCacheFault(error) }
         }
         entry = nil
@@ -243,7 +247,7 @@ public final class SpeechEngine: Sendable {
 
     // MARK: - The cache's health
 
-    /// Why the cache failed, if it has; `nil` while it works.
+    /// Why the cache last failed to store a reply, if none has been stored since; `nil` while it works.
     public var cacheProblem: String? { cacheFault.withLock { $0 } }
 
     private func beginCacheEntry(for request: SynthesisRequest) -> ReplyCache.Entry? {
@@ -254,14 +258,20 @@ public final class SpeechEngine: Sendable {
         }
     }
 
+    /// Logged once per fault: until a reply is stored again (a full disk that was cleared, a reply
+    /// too big for it followed by a small one), when the fault is forgotten.
     private func noteCacheFault(_ error: any Error) {
         let first = cacheFault.withLock { fault -> Bool in
             defer { if fault == nil { fault = String(describing: error) } }
             return fault == nil
         }
         if first {
-            writeToStandardError("speak: reply cache disabled for new replies: \(error)\n")
+            writeToStandardError("speak: reply cache not storing: \(error) (replies go on without it)\n")
         }
+    }
+
+    private func noteCacheStored() {
+        cacheFault.withLock { $0 = nil }
     }
 }
 

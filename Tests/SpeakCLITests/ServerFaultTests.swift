@@ -256,7 +256,7 @@ final class ServerFaultTests {
         let cache = (ready.json?["checks"] as? [String: Any])?["cache"] as? String
         #expect(cache?.contains(reason) == true, "\(ready.text)")
         let log = server.stop().stderr
-        #expect(log.components(separatedBy: "reply cache disabled").count == 2, "logged once: \(log)")
+        #expect(log.components(separatedBy: "reply cache not storing").count == 2, "logged once: \(log)")
     }
 
     @Test(
@@ -274,6 +274,28 @@ final class ServerFaultTests {
         try Self.withTmpfs(size: "64k") { directory in
             let server = try RunningServer(["--cache-dir", directory.path])
             try Self.expectWholeReplies(from: server, reason: "No space left")
+        }
+    }
+
+    @Test(
+        "a cache that stores again after a fault is ready again, and a new fault is logged again",
+        .enabled(if: canMount))
+    func cacheRecovers() throws {
+        try Self.withTmpfs(size: "64k") { directory in
+            let server = try RunningServer(["--cache-dir", directory.path])
+            let long = String(
+                decoding: try JSONSerialization.data(withJSONObject: ["text": Self.longText]), as: UTF8.self)
+            #expect(try server.authorized(["-d", long, "\(server.url)/speak"]).status == 200)
+            #expect(try server.authorized(["\(server.url)/ready"]).status == 503, "too big for the disk")
+            let short = try server.authorized(["\(server.url)/speak?text=Short."])
+            #expect(short.status == 200 && short.headers["x-speak-cache"] == "miss")
+            let ready = try server.authorized(["\(server.url)/ready"])
+            #expect(ready.status == 200, "stored again: \(ready.text)")
+            #expect(try server.authorized(["\(server.url)/speak?text=Short."]).headers["x-speak-cache"] == "hit")
+            #expect(try server.authorized(["-d", long, "\(server.url)/speak"]).status == 200)
+            #expect(try server.authorized(["\(server.url)/ready"]).status == 503)
+            let log = server.stop().stderr
+            #expect(log.components(separatedBy: "reply cache not storing").count == 3, "once per fault: \(log)")
         }
     }
 
