@@ -63,9 +63,14 @@ package struct SpeakCommand {
             }
             return print(try espeak.phonemes(text, options: request.options, ipa: notation == .ipa), terminator: "")
         }
-        let cache =
-            options.cache
-            ? try ReplyCache(directory: ReplyCache.defaultDirectory, maximumBytes: ReplyCache.defaultMaximumBytes) : nil
+        var cache: ReplyCache?
+        if options.cache {
+            // A reply never depends on the cache: without one, it is spoken all the same.
+            do {
+                cache = try ReplyCache(
+                    directory: ReplyCache.defaultDirectory, maximumBytes: ReplyCache.defaultMaximumBytes)
+            } catch { writeToStandardError("speak: reply cache off: \(error)\n") }
+        }
         let engine = SpeechEngine(catalog: catalog, synthesizers: tool.synthesizers, cache: cache)
         let progress = options.progress && !options.quiet ? ProgressBar() : nil
         defer { progress?.end() }

@@ -176,9 +176,14 @@ enum ServeCommand {
     ) throws {
         signal(SIGPIPE, SIG_IGN)
         let catalog = try VoiceCatalog.standard(adding: configuration.voicesDirectory)
-        let cache = try ReplyCache(
-            directory: URL(fileURLWithPath: configuration.cacheDirectory ?? ReplyCache.defaultDirectory.path),
-            maximumBytes: configuration.cacheBytes)
+        let cacheDirectory = configuration.cacheDirectory ?? ReplyCache.defaultDirectory.path
+        let cache: ReplyCache
+        do {
+            cache = try ReplyCache(
+                directory: URL(fileURLWithPath: cacheDirectory), maximumBytes: configuration.cacheBytes)
+        } catch {
+            throw InputError(code: .cannotCreate, message: "cannot make the reply cache in \(cacheDirectory): \(error)")
+        }
         let tokens = try configuration.tokensFile.map { try TokenStore(file: URL(fileURLWithPath: $0)) }
         // Before anything listens or says it does: a SIGTERM sent as soon as the server is up must
         // find its handler (ignored in between, it was lost and the server ran on).

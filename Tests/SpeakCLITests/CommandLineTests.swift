@@ -71,6 +71,17 @@ final class CommandLineTests {
                 + "(it has espeak, piper, upstream)\n")
     }
 
+    @Test("--cache whose directory cannot be made: spoken all the same, one warning line")
+    func unmakeableCache() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = "/dev/null"
+        let output = scratch.appendingPathComponent("uncached.wav")
+        let result = try Speak.run(["--cache", "-o", output.path, "Spoken anyway."], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "speak: reply cache off: mkdir /dev/null/speak: Not a directory\n")
+        #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 0.5)
+    }
+
     /// The espeak-ng names the shipped voices had before they named their files, which espeak-ng
     /// finds by searching every voice file.
     static let searchedNames = [
@@ -263,6 +274,10 @@ final class CommandLineTests {
             (["serve", "--hash-token", ""], 64, "--hash-token needs a token"),
             (["serve", "--tokens", "/nonexistent"], 66, "cannot read tokens file /nonexistent"),
             (["serve", "--config", "/nonexistent.json"], 66, "cannot read config /nonexistent.json"),
+            (
+                ["serve", "--cache-dir", "/dev/null/replies"], 73,
+                "cannot make the reply cache in /dev/null/replies: mkdir /dev/null/replies: Not a directory"
+            ),
             (["voices", "install", "--name", "../evil", "/nonexistent.onnx"], 64, "--name must be a plain name"),
             (["voices", "install", "--name", "", "/nonexistent.onnx"], 64, "--name must be a plain name"),
             (["transcribe", "--pending", "/tmp/note.wav"], 64, "--pending retries the spool and takes no files"),

@@ -91,7 +91,7 @@ public final class ReplyCache: @unchecked Sendable {
         self.directory = directory
         directoryPath = directory.path
         self.maximumBytes = maximumBytes
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileSystem.makeDirectories(directory.path)
         let cutoff = Self.now() - Self.staleTempNanoseconds
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         where name.hasPrefix(Self.tempPrefix) {

@@ -45,6 +45,19 @@ package enum FileSystem {
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// `mkdir -p path` (mode 0755 less the umask), failing with the call and the path that
+    /// failed (FileManager's error names neither in a way one line can say).
+    package static func makeDirectories(_ path: String) throws(SystemCallError) {
+        var made = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            made += "/" + component
+            if mkdir(made, 0o755) != 0, errno != EEXIST { throw SystemCallError("mkdir \(made)") }
+        }
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw SystemCallError("stat \(path)") }
+        guard status.st_mode & S_IFMT == S_IFDIR else { throw SystemCallError("mkdir \(path)", code: ENOTDIR) }
+    }
+
     /// `path` with every symbolic link, `.` and `..` resolved, if it exists.
     package static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
