@@ -76,6 +76,13 @@ public enum PiperVoicePreparation {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch { throw .cannotWrite(directory.path, String(describing: error)) }
         let missing = voice.onnxMetadata.filter { metadata[$0.0] == nil }
+        if target != model, FileSystem.exists(target.path), try !holdsPrepared(model, config: config, at: prepared) {
+            // Another voice's model by the same name: copying over it would make that voice speak with this one.
+            throw .cannotWrite(
+                target.path,
+                "the models directory already holds a different \(model.lastPathComponent); rename this model "
+                    + "and its .onnx.json, or remove the installed one first")
+        }
         if target != model {
             try write(prepared.model) { append in
                 let source = try SystemCall.retrying("open") { open(model.path, O_RDONLY | O_CLOEXEC) }
@@ -98,6 +105,34 @@ public enum PiperVoicePreparation {
         }
         try write(prepared.tokens) { append in try Array(voice.tokens.utf8).withUnsafeBytes { try append($0) } }
         return prepared
+    }
+
+    /// Whether `prepared` was made from `model` and `config`: the same config, and a model that
+    /// starts with the original's bytes (preparing appends sherpa-onnx's metadata, nothing else).
+    private static func holdsPrepared(_ model: URL, config: URL, at prepared: Prepared) throws(PiperError) -> Bool {
+        guard let source = try? FileSystem.contents(of: config.path),
+            let installed = try? FileSystem.contents(of: prepared.config.path), source == installed
+        else { return false }
+        do {
+            let original = try SystemCall.retrying("open") { open(model.path, O_RDONLY | O_CLOEXEC) }
+            defer { close(original) }
+            let copy = try SystemCall.retrying("open") { open(prepared.model.path, O_RDONLY | O_CLOEXEC) }
+            defer { close(copy) }
+            let size = 1 << 22
+            let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * size, alignment: 1)
+            defer { block.deallocate() }
+            let ours = UnsafeMutableRawBufferPointer(rebasing: block[..<size])
+            let theirs = UnsafeMutableRawBufferPointer(rebasing: block[size...])
+            while true {
+                let count = try SystemCall.readFully("read", into: ours) { read(original, $0, $1) }
+                if count == 0 { return true }
+                let part = UnsafeMutableRawBufferPointer(rebasing: theirs[..<count])
+                let matched = try SystemCall.readFully("read", into: part) { read(copy, $0, $1) }
+                guard matched == count, memcmp(ours.baseAddress!, theirs.baseAddress!, count) == 0 else { return false }
+            }
+        } catch {
+            throw .cannotWrite(prepared.model.path, String(describing: error))
+        }
     }
 
     /// The Piper voices (`*.onnx` with an `.onnx.json` beside) in `directory`, or `directory`

@@ -62,18 +62,20 @@ enum VoicesCommand {
 
     /// Prepares `model`, writes its voice file, and returns the line that reports it.
     static func install(_ model: URL, name: String?, speaker: String?, models: URL, voices: URL) throws -> String {
-        let prepared: PiperVoicePreparation.Prepared
-        let config: PiperVoiceConfig
-        do {
-            prepared = try PiperVoicePreparation.prepare(model: model, into: models)
-            config = try PiperVoiceConfig(contentsOf: prepared.config)
-        } catch {
+        func reported(_ error: PiperError) -> InputError {
             switch error {
-            case .cannotWrite: throw InputError(code: .cannotCreate, message: error.description)
-            case .configMissing: throw InputError(code: .noInput, message: error.description)
-            default: throw InputError(code: .dataError, message: error.description)
+            case .cannotWrite: InputError(code: .cannotCreate, message: error.description)
+            case .configMissing: InputError(code: .noInput, message: error.description)
+            default: InputError(code: .dataError, message: error.description)
             }
         }
+        let configFile = PiperVoicePreparation.configFile(for: model)
+        guard FileManager.default.fileExists(atPath: configFile.path) else {
+            throw reported(.configMissing(model.path))
+        }
+        let config: PiperVoiceConfig
+        do { config = try PiperVoiceConfig(contentsOf: configFile) } catch { throw reported(error) }
+        // Checked before anything is copied into the models directory.
         var speakerID = 0
         if let speaker {
             guard let id = Int(speaker) ?? config.speakerIDs[speaker], id >= 0, id < config.speakers else {
@@ -83,6 +85,8 @@ enum VoicesCommand {
             }
             speakerID = id
         }
+        let prepared: PiperVoicePreparation.Prepared
+        do { prepared = try PiperVoicePreparation.prepare(model: model, into: models) } catch { throw reported(error) }
         let voiceName = name ?? defaultName(of: model)
         let language = config.language ?? config.espeakVoice
         let voice = Voice(

@@ -131,4 +131,46 @@ final class CommandTests {
         let missing = try Command.run([full, "voices", "install", scratch.appendingPathComponent("none").path])
         #expect(missing.status == 66 && missing.stderr.contains("no Piper voice"))
     }
+    @Test("a second model of the same file name is refused, not copied over the first voice's model")
+    func installClash() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = scratch.appendingPathComponent("data").path
+        func incoming(_ name: String, espeakVoice: String) throws -> URL {
+            let directory = scratch.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let model = try Joe.original(named: "voice.onnx", in: directory)
+            let configFile = PiperVoicePreparation.configFile(for: model)
+            var config = try #require(
+                JSONSerialization.jsonObject(with: Data(contentsOf: configFile)) as? [String: Any])
+            config["espeak"] = ["voice": espeakVoice]
+            try JSONSerialization.data(withJSONObject: config).write(to: configFile)
+            return model
+        }
+        let alpha = try incoming("a", espeakVoice: "en-gb")
+        let beta = try incoming("b", espeakVoice: "de")
+        let installedConfig = scratch.appendingPathComponent("data/speak/models/voice.onnx.json")
+        let first = try Command.run(
+            [full, "voices", "install", "--name", "alpha", alpha.path], environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        let alphaConfig = try Data(contentsOf: installedConfig)
+
+        // A speaker the model does not have is refused before anything is copied.
+        let badSpeaker = try Command.run(
+            [full, "voices", "install", "--name", "beta", "--speaker", "5", beta.path], environment: environment)
+        #expect(badSpeaker.status == 64, "\(badSpeaker.stderr)")
+        #expect(try Data(contentsOf: installedConfig) == alphaConfig)
+
+        let clash = try Command.run([full, "voices", "install", "--name", "beta", beta.path], environment: environment)
+        #expect(clash.status == 73, "\(clash.stderr)")
+        #expect(clash.stderr.contains("already holds a different voice.onnx"), "\(clash.stderr)")
+        #expect(clash.stderr.filter { $0 == "\n" }.count == 1)
+        #expect(try Data(contentsOf: installedConfig) == alphaConfig)
+        #expect(
+            !FileManager.default.fileExists(atPath: scratch.appendingPathComponent("data/speak/voices/beta.json").path))
+
+        // The same model again (another speaker, a new name) is no clash.
+        let again = try Command.run(
+            [full, "voices", "install", "--name", "alpha2", alpha.path], environment: environment)
+        #expect(again.status == 0, "\(again.stderr)")
+    }
 }
