@@ -178,10 +178,10 @@ public final class PiperSynthesizer: Synthesizer {
         _ text: String, options: SpeechOptions, onProgress: ((Double) -> Void)?, onChunk: (PCMChunk) throws -> Void
     ) throws {
         let voice = options.voice
+        // A voice file that is wrong is the voice's fault (65), not a damaged model's.
+        let settings = try voice.settings(as: PiperVoiceSettings.self)
         let model: PiperModel
-        let settings: PiperVoiceSettings
         do {
-            settings = try self.settings(of: voice)
             model = try self.model(for: voice)
         } catch {
             let reason = "voice '\(voice.name)': \(error)"

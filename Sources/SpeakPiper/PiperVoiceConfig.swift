@@ -25,7 +25,8 @@ public struct PiperVoiceConfig: Sendable, Equatable {
         do { data = try Data(contentsOf: url) } catch { throw .configMissing(url.deletingPathExtension().path) }
         let raw: Raw
         do { raw = try JSONDecoder().decode(Raw.self, from: data) } catch {
-            throw .invalidConfig(url.path, "not a Piper voice config (\(error))")
+            let reason = (error as? DecodingError)?.summary ?? String(describing: error)
+            throw .invalidConfig(url.path, "not a Piper voice config (\(reason))")
         }
         if let type = raw.phonemeType, type != "espeak" {
             throw .invalidConfig(url.path, "phoneme_type '\(type)' is not supported (only espeak)")

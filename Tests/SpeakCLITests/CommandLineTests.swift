@@ -82,6 +82,33 @@ final class CommandLineTests {
         #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 0.5)
     }
 
+    @Test(
+        "a voice file with wrong settings is one plain line and 65",
+        arguments: [
+            (
+                #"{"name":"x","language":"en","espeak":{"voice":"nosuchvoice"}}"#,
+                "voice 'x' has invalid 'espeak' settings: espeak-ng has no voice 'nosuchvoice' "
+                    + "(espeak-ng --voices lists them)"
+            ),
+            (
+                #"{"name":"x","language":"en","engine":"piper","piper":{"model":"joe.onnx","speaker":"1"}}"#,
+                "voice 'x' has invalid 'piper' settings: 'speaker' must be a whole number"
+            ),
+            (
+                #"{"name":"x","language":"en","engine":"piper","piper":{"speaker":1}}"#,
+                "voice 'x' has invalid 'piper' settings: missing 'model'"
+            ),
+        ])
+    func wrongVoiceSettings(file: String, message: String) throws {
+        let voices = scratch.appendingPathComponent("wrong-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: voices, withIntermediateDirectories: true)
+        try Data(file.utf8).write(to: voices.appendingPathComponent("x.json"))
+        let output = scratch.appendingPathComponent("wrong.wav").path
+        let result = try Speak.run(["--voices-dir", voices.path, "-v", "x", "-o", output, "Hi"])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr == "speak: \(message)\n")
+    }
+
     /// The espeak-ng names the shipped voices had before they named their files, which espeak-ng
     /// finds by searching every voice file.
     static let searchedNames = [

@@ -92,7 +92,8 @@ final class ModelTests {
         try FileManager.default.copyItem(at: installed, to: badConfig)
         try Data("{\"audio\": 1}".utf8).write(to: PiperVoicePreparation.configFile(for: badConfig))
         let bad = try #require(failure { _ = try speak(synthesizer(), voice("bad.onnx")) })
-        #expect(bad.contains("invalid Piper voice config"), "\(bad)")
+        #expect(bad.contains("invalid Piper voice config") && bad.contains("('audio' must be an object)"), "\(bad)")
+        #expect(!bad.contains("\n") && !bad.contains("CodingKeys"), "\(bad)")
     }
 
     @Test("a plain Piper model dropped into a models directory is prepared on first use, the original untouched")

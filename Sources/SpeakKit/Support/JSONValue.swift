@@ -77,3 +77,35 @@ public enum JSONValue: Codable, Sendable, Equatable {
         }
     }
 }
+
+extension DecodingError {
+    /// What is wrong, in one line a user can act on: "'speaker' must be a number", "missing
+    /// 'phoneme_id_map'", where the error's own description is a multi-line dump of coding keys.
+    public var summary: String {
+        func path(_ context: Context, adding key: (any CodingKey)? = nil) -> String {
+            let keys = context.codingPath + (key.map { [$0] } ?? [])
+            return keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+                .replacing(".[", with: "[")
+        }
+        func kind(_ type: Any.Type) -> String {
+            switch type {
+            case is String.Type: "a string"
+            case is Bool.Type: "true or false"
+            case is any BinaryInteger.Type: "a whole number"
+            case is any BinaryFloatingPoint.Type: "a number"
+            case is [Any].Type: "a list"
+            default: "an object"
+            }
+        }
+        switch self {
+        case .keyNotFound(let key, let context): return "missing '\(path(context, adding: key))'"
+        case .typeMismatch(let type, let context):
+            return context.codingPath.isEmpty ? "not \(kind(type))" : "'\(path(context))' must be \(kind(type))"
+        case .valueNotFound(let type, let context): return "'\(path(context))' must be \(kind(type)), not null"
+        case .dataCorrupted(let context):
+            let at = context.codingPath.isEmpty ? "" : "'\(path(context))': "
+            return at + (context.debugDescription.isEmpty ? "not valid JSON" : context.debugDescription)
+        @unknown default: return String(describing: self)
+        }
+    }
+}

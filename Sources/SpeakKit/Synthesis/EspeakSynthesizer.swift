@@ -116,8 +116,13 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
         return buffer.map { String(cString: $0) } ?? ""
     }
 
-    private func configure(_ options: SpeechOptions, _ voice: EspeakVoiceSettings) throws(EspeakError) {
-        try selectVoice(voice.espeakName)
+    private func configure(_ options: SpeechOptions, _ voice: EspeakVoiceSettings) throws {
+        do { try selectVoice(voice.espeakName) } catch {
+            guard error.code == EE_NOT_FOUND.rawValue else { throw error }
+            throw VoiceError.invalidSettings(
+                options.voice.name, Self.engineName,
+                "espeak-ng has no voice '\(voice.espeakName)' (espeak-ng --voices lists them)")
+        }
         try EspeakError.check(
             api.SetParameter(espeakRATE, Int32(options.effectiveRate), 0).rawValue, "espeak_SetParameter(rate)")
         try EspeakError.check(

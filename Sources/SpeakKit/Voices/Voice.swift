@@ -47,7 +47,9 @@ public struct Voice: Codable, Sendable, Equatable {
 
     /// This engine's settings as its own type.
     public func settings<T: Decodable>(as type: T.Type) throws(VoiceError) -> T {
-        do { return try settings.decode(type) } catch {
+        do { return try settings.decode(type) } catch let error as DecodingError {
+            throw .invalidSettings(name, engine, error.summary)
+        } catch {
             throw .invalidSettings(name, engine, String(describing: error))
         }
     }
