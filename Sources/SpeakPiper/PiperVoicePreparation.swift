@@ -72,9 +72,9 @@ public enum PiperVoicePreparation {
         let metadata = try ONNXModelFile.metadata(of: model)
         let target = directory.appendingPathComponent(model.lastPathComponent).standardizedFileURL
         let prepared = Prepared(model: target, config: configFile(for: target), tokens: tokensFile(for: target))
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch { throw .cannotWrite(directory.path, String(describing: error)) }
+        do { try FileSystem.makeDirectories(directory.path) } catch {
+            throw .cannotWrite(directory.path, error.description)
+        }
         let missing = voice.onnxMetadata.filter { metadata[$0.0] == nil }
         if target != model, FileSystem.exists(target.path), try !holdsPrepared(model, config: config, at: prepared) {
             // Another voice's model by the same name: copying over it would make that voice speak with this one.

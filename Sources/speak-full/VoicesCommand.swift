@@ -98,7 +98,11 @@ enum VoicesCommand {
             ]))
         let file = voices.appendingPathComponent("\(voiceName).json")
         do {
-            try FileManager.default.createDirectory(at: voices, withIntermediateDirectories: true)
+            try FileSystem.makeDirectories(voices.path)
+        } catch {
+            throw InputError(code: .cannotCreate, message: "cannot make \(voices.path): \(error.description)")
+        }
+        do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try encoder.encode(voice).write(to: file, options: .atomic)

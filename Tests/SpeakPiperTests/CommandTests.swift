@@ -131,7 +131,7 @@ final class CommandTests {
         let missing = try Command.run([full, "voices", "install", scratch.appendingPathComponent("none").path])
         #expect(missing.status == 66 && missing.stderr.contains("no Piper voice"))
     }
-    @Test("a second model of the same file name is refused, not copied over the first voice's model")
+    @Test("voices install refuses a model clash, a missing speaker and unmakeable directories, touching nothing")
     func installClash() throws {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_DATA_HOME"] = scratch.appendingPathComponent("data").path
@@ -172,5 +172,15 @@ final class CommandTests {
         let again = try Command.run(
             [full, "voices", "install", "--name", "alpha2", alpha.path], environment: environment)
         #expect(again.status == 0, "\(again.stderr)")
+
+        // Directories that cannot be made: 73, saying why in one line.
+        for (flag, message) in [
+            ("--models-dir", "cannot write /dev/null/dir: mkdir /dev/null/dir: Not a directory"),
+            ("--voices-dir", "cannot make /dev/null/dir: mkdir /dev/null/dir: Not a directory"),
+        ] {
+            let refused = try Command.run(
+                [full, "voices", "install", flag, "/dev/null/dir", alpha.path], environment: environment)
+            #expect(refused.status == 73 && refused.stderr == "speak: \(message)\n", "\(refused.stderr)")
+        }
     }
 }
