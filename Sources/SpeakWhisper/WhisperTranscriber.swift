@@ -178,6 +178,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         var segments: [Transcript.Segment] = []
         var words: [Transcript.Word] = []
         var heard = ""
+        var previous: [WindowSegment] = []
         var start = 0
         while start < total {
             let end = min(start + window, total)
@@ -185,8 +186,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
             var pcm = Self.floats(audio, from: start, to: end)
             // whisper ignores less than 100 ms; a short last piece gets a little silence after it.
             if isLast, pcm.count < rate { pcm += [Float](repeating: 0, count: rate - pcm.count) }
-            var prompt = [options.prompt, String(heard.suffix(600))].compactMap { $0 }.filter { !$0.isEmpty }
-                .joined(separator: " ")
+            var prompt = options.prompt ?? ""
             if let phrases = options.expectedPhrases, options.prompt == nil {
                 // Spelling the answers in the prompt makes whisper write them the same way.
                 prompt = phrases.joined(separator: ", ") + "."
@@ -195,11 +195,12 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
                 configuration.phraseMode == .grammar ? PhraseGrammar(phrases: phrases) : nil
             }
             let (found, detected) = try decode(
-                pcm, lease: lease, language: language, prompt: prompt, grammar: grammar, options: options,
-                singlePass: !isLast)
+                pcm, lease: lease, language: language, prompt: prompt, previous: previous, grammar: grammar,
+                options: options, singlePass: !isLast)
             language = language ?? detected
             let length = (end - start) / (rate / 100)
             let (kept, advance) = isLast ? (found.count, length) : Self.cut(found, windowLength: length)
+            previous = Array(found.prefix(kept))
             let offset = Double(start) / Double(rate)
             let duration = Double(total) / Double(rate)
             for segment in found.prefix(kept) {
@@ -296,7 +297,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     }
 
     private func decode(
-        _ pcm: [Float], lease: WhisperStatePool.Lease, language: String?, prompt: String,
+        _ pcm: [Float], lease: WhisperStatePool.Lease, language: String?, prompt: String, previous: [WindowSegment],
         grammar: PhraseGrammar?, options: TranscriptionOptions, singlePass: Bool
     ) throws(WhisperError) -> ([WindowSegment], String?) {
         let ctx = context.pointer
@@ -344,10 +345,12 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         defer {
             for rule in rules { UnsafeMutablePointer(mutating: rule).deallocate() }
         }
+        let promptTokens = self.promptTokens(prompt, previous: previous)
         let code: Int32 = (language ?? "auto").withCString { languagePointer in
-            prompt.withCString { promptPointer in
+            promptTokens.withUnsafeBufferPointer { promptPointer in
                 params.language = languagePointer
-                params.initial_prompt = prompt.isEmpty ? nil : promptPointer
+                params.prompt_tokens = promptTokens.isEmpty ? nil : promptPointer.baseAddress
+                params.prompt_n_tokens = Int32(promptTokens.count)
                 var ruleList = rules.map { Optional($0) }
                 return ruleList.withUnsafeMutableBufferPointer { ruleList in
                     if !rules.isEmpty {
@@ -373,6 +376,31 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
                     text: text, words: options.wordTimestamps ? words(segment: index, state: state) : []))
         }
         return (segments, detected)
+    }
+
+    /// The decoder's prompt: `prompt`'s tokens, then the previous window's segments as whisper
+    /// itself carries them from one window to the next, each between its timestamp tokens. Text
+    /// alone there (an `initial_prompt`) made whisper stop timing: everything after the first
+    /// 30 s came back as one segment, its words bunched at its start.
+    private func promptTokens(_ prompt: String, previous: [WindowSegment]) -> [whisper_token] {
+        let ctx = context.pointer
+        func tokens(_ text: String) -> [whisper_token] {
+            guard !text.isEmpty else { return [] }
+            var buffer = [whisper_token](repeating: 0, count: text.utf8.count + 8)
+            let count = whisper_tokenize(ctx, text, &buffer, Int32(buffer.count))
+            return count > 0 ? Array(buffer.prefix(Int(count))) : []
+        }
+        let begin = whisper_token_beg(ctx)
+        func time(_ centiseconds: Int) -> whisper_token { begin + whisper_token(min(1500, max(0, centiseconds / 2))) }
+        var all = tokens(prompt)
+        for segment in previous {
+            all +=
+                [time(segment.t0)] + tokens(" " + segment.text.trimmingCharacters(in: .whitespaces)) + [
+                    time(segment.t1)
+                ]
+        }
+        // As whisper does: at most half the text context, the most recent part.
+        return Array(all.suffix(Int(whisper_model_n_text_ctx(ctx)) / 2 - 1))
     }
 
     /// The segment's words from its tokens: a token starting with a space starts a word, the others

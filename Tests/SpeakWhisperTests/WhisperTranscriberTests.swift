@@ -149,6 +149,12 @@ struct WhisperTranscriberTests {
         #expect(transcript.segments.contains { $0.start >= 28 })
         try Self.expectOrdered(transcript, within: audio.duration)
         #expect((transcript.segments.last?.end ?? 0) > audio.duration - 5)
+        // Timed throughout: a sentence a segment after the first window too (the previous window's
+        // text as a text-only prompt made the rest one segment, its words bunched at its start).
+        let longest = transcript.segments.map { $0.end - $0.start }.max() ?? 0
+        #expect(longest < 12, "\(transcript.segments.map { ($0.start, $0.end) })")
+        let later = transcript.words.map(\.start).filter { $0 > 31 }
+        #expect((later.max() ?? 0) - (later.min() ?? 0) > 5, "\(later)")
         let fractions = progress.values
         #expect(fractions.count >= 2 && fractions == fractions.sorted() && fractions.last == 1, "\(fractions)")
     }
