@@ -113,7 +113,13 @@ public struct RemoteTranscriber: Transcriber {
             if !piece.text.isEmpty { texts.append(piece.text) }
             segments += piece.segments.map { .init(start: $0.start + offset, end: $0.end + offset, text: $0.text) }
         }
-        return (Transcript(text: texts.joined(separator: " "), duration: audio.duration, segments: segments), notices)
+        let transcript = Transcript(text: texts.joined(separator: " "), duration: audio.duration, segments: segments)
+        // An OpenAI-compatible API only hears the phrases in the prompt; another speak serve has
+        // matched them already (its `expect`).
+        guard upstream.api == .openai, let phrases = options.expectedPhrases else { return (transcript, notices) }
+        return (
+            ExpectedPhrases.answer(transcript, among: phrases, tolerance: ExpectedPhrases.defaultTolerance), notices
+        )
     }
 
     /// 60 s, plus the upload's time at 1 Mbit/s: a 25 MB piece on a slow uplink takes minutes.

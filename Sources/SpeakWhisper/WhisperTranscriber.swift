@@ -31,7 +31,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         public init(
             threads: Int? = nil, maxConcurrentCalls: Int = ProcessInfo.processInfo.activeProcessorCount,
             beamSize: Int = 1, encoderWindow: EncoderWindow = .fitted(padding: 500, minimum: 0),
-            phraseTolerance: Double = 0.34, phraseMode: PhraseMode = .closestMatch
+            phraseTolerance: Double = ExpectedPhrases.defaultTolerance, phraseMode: PhraseMode = .closestMatch
         ) {
             self.threads = threads
             self.maxConcurrentCalls = maxConcurrentCalls
@@ -124,15 +124,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         defer { pool.release(lease) }
         var transcript = try transcribeWindows(audio, options: options, language: language, lease: lease)
         if let phrases {
-            let answer = ExpectedPhrases.closest(
-                to: transcript.text, among: phrases, tolerance: configuration.phraseTolerance)
-            transcript.text = answer ?? ""
-            if let answer, let first = transcript.segments.first, let last = transcript.segments.last {
-                transcript.segments = [Transcript.Segment(start: first.start, end: last.end, text: answer)]
-            } else {
-                transcript.segments = []
-                transcript.words = []
-            }
+            transcript = ExpectedPhrases.answer(transcript, among: phrases, tolerance: configuration.phraseTolerance)
         }
         return transcript
     }

@@ -107,6 +107,14 @@ struct WhisperTranscriberTests {
         }
     }
 
+    @Test("expected phrases: the words given are the answer's, not all that was heard")
+    func expectedPhraseWords() throws {
+        let options = TranscriptionOptions(expectedPhrases: ["yes please", "no"], wordTimestamps: true)
+        let transcript = try tiny.transcribe(Speech.clip("Yes please, send the report."), options: options)
+        #expect(transcript.text == "yes please")
+        #expect(transcript.words.map { Speech.words($0.text) } == [["yes"], ["please"]], "\(transcript.words)")
+    }
+
     @Test("expected phrases: something else is nothing")
     func unexpectedAnswer() throws {
         let options = TranscriptionOptions(expectedPhrases: ["yes", "no", "cancel"])

@@ -7,8 +7,11 @@
 ///     meaning appears too ("no, cancel" is ambiguous: nothing);
 ///  3. else the phrase closest by character edit distance, if within `tolerance` of the longer
 ///     length and clearly closer than the runner-up.
-enum ExpectedPhrases {
-    static func closest(to heard: String, among phrases: [String], tolerance: Double) -> String? {
+public enum ExpectedPhrases {
+    /// How far (edit distance over length) the heard text may be from a phrase and still be it.
+    public static let defaultTolerance = 0.34
+
+    public static func closest(to heard: String, among phrases: [String], tolerance: Double) -> String? {
         let heardWords = words(heard)
         guard !heardWords.isEmpty else { return nil }
         let candidates = phrases.map { (phrase: $0, words: words($0)) }.filter { !$0.words.isEmpty }
@@ -33,8 +36,39 @@ enum ExpectedPhrases {
         return best.phrase
     }
 
+    /// `transcript` made the answer: its text the closest phrase (or nothing), one segment over
+    /// what was heard, and only the words that say the phrase (none when it matched loosely).
+    public static func answer(_ transcript: Transcript, among phrases: [String], tolerance: Double) -> Transcript {
+        var answered = transcript
+        answered.segments = []
+        answered.words = []
+        guard let answer = closest(to: transcript.text, among: phrases, tolerance: tolerance) else {
+            answered.text = ""
+            return answered
+        }
+        answered.text = answer
+        if let first = transcript.segments.first, let last = transcript.segments.last {
+            answered.segments = [Transcript.Segment(start: first.start, end: last.end, text: answer)]
+        }
+        let wanted = words(answer)
+        let heard = transcript.words.map { words($0.text) }
+        for start in heard.indices {
+            var run: [String] = []
+            var end = start
+            while end < heard.count, run.count < wanted.count {
+                run += heard[end]
+                end += 1
+            }
+            if run == wanted {
+                answered.words = Array(transcript.words[start..<end])
+                break
+            }
+        }
+        return answered
+    }
+
     /// Lowercase words: letters, digits and apostrophes; everything else separates.
-    static func words(_ text: String) -> [String] {
+    public static func words(_ text: String) -> [String] {
         text.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "'") }.map(String.init)
     }
 
@@ -59,48 +93,5 @@ enum ExpectedPhrases {
             }
         }
         return row[b.count]
-    }
-}
-
-/// The expected phrases as a whisper.cpp grammar (GBNF rules, already parsed into elements):
-///
-///     root   ::= space answer end
-///     answer ::= phrase-1 | phrase-2 | ...     (letters in either case, words one space apart)
-///     end    ::= [.!?] |
-///     space  ::= " " |
-///
-/// whisper.cpp lowers the logits of tokens the grammar rejects (by `grammar_penalty`), so the
-/// decoder is steered into one of the phrases, even when the speaker said something else.
-struct PhraseGrammar {
-    typealias Element = (type: UInt32, value: UInt32)
-    static let end: UInt32 = 0, alternative: UInt32 = 1, ruleReference: UInt32 = 2
-    static let character: UInt32 = 3, characterAlternative: UInt32 = 6
-
-    /// Rules by index; rule 0 is the root.
-    let rules: [[Element]]
-
-    init(phrases: [String]) {
-        let answers = phrases.map { ExpectedPhrases.words($0).joined(separator: " ") }.filter { !$0.isEmpty }
-        var answer: [Element] = []
-        for (index, phrase) in answers.enumerated() {
-            if index > 0 { answer.append((Self.alternative, 0)) }
-            for scalar in phrase.unicodeScalars {
-                answer.append((Self.character, scalar.value))
-                let upper = String(scalar).uppercased().unicodeScalars
-                if upper.count == 1, let other = upper.first, other != scalar {
-                    answer.append((Self.characterAlternative, other.value))
-                }
-            }
-        }
-        answer.append((Self.end, 0))
-        let root: [Element] = [
-            (Self.ruleReference, 3), (Self.ruleReference, 1), (Self.ruleReference, 2), (Self.end, 0),
-        ]
-        let ending: [Element] = [
-            (Self.character, 0x2E), (Self.characterAlternative, 0x21), (Self.characterAlternative, 0x3F),
-            (Self.alternative, 0), (Self.end, 0),
-        ]
-        let space: [Element] = [(Self.character, 0x20), (Self.alternative, 0), (Self.end, 0)]
-        rules = [root, answer, ending, space]
     }
 }
