@@ -159,8 +159,12 @@ final class WyomingSession {
                 throw Refusal(text: "more than \(service.limits.audioSeconds) s of audio", code: "audio-too-long")
             }
         case "audio-stop":
-            discarding = false
-            guard var finished = recording else { return }
+            // Refused audio had its error; no audio at all is an empty recording.
+            guard !discarding else {
+                discarding = false
+                return
+            }
+            var finished = try recording ?? startRecording(WyomingEvent("audio-start"))
             recording = nil
             finished.samples += finished.resampler.finish()
             try transcribe(PCMBuffer(sampleRate: Self.transcriptionRate, samples: finished.samples))
@@ -304,15 +308,20 @@ final class WyomingSession {
     /// The recording an `audio-start` (or a first `audio-chunk`) describes. Refused, the rest of
     /// its audio is dropped up to its `audio-stop`: one error, not one per chunk.
     private func startRecording(_ event: WyomingEvent) throws -> Recording {
-        let rate = event.integer("rate") ?? Self.transcriptionRate
-        let width = event.integer("width") ?? 2
-        let channels = event.integer("channels") ?? 1
-        guard (1...4).contains(width), (1...8).contains(channels), (1000...384_000).contains(rate) else {
+        // Absent, a field takes Wyoming's default; present, it must be a whole number.
+        func field(_ key: String, _ absent: Int) -> Int? { event.data[key] == nil ? absent : event.integer(key) }
+        let rate = field("rate", Self.transcriptionRate)
+        let width = field("width", 2)
+        let channels = field("channels", 1)
+        guard let rate, let width, let channels, (1...4).contains(width), (1...8).contains(channels),
+            (1000...384_000).contains(rate)
+        else {
             discarding = true
+            let given = ["width", "channels", "rate"].map { "\($0) \(event.data[$0]?.canonical ?? "unset")" }
             throw Refusal(
                 text:
                     "audio must be PCM of width 1 to 4 bytes, 1 to 8 channels, 1000 to 384000 Hz; "
-                    + "got width \(width), \(channels) channels, \(rate) Hz",
+                    + "got \(given.joined(separator: ", "))",
                 code: "unsupported-audio")
         }
         return Recording(rate: rate, width: width, channels: channels)

@@ -10,6 +10,8 @@ usage: wyoming_client.py COMMAND PORT [ARGS...]
   transcribe PORT WAV RATE LANGUAGE [WIDTH CHANNELS]
                                          the WAV converted to RATE (and WIDTH, CHANNELS), transcribed
   refused PORT                           audio of width 5, 20 chunks, audio-stop, describe: what came
+  odd PORT                               audio-start with the rate a string, then audio-stop with no
+                                         audio before it: what came back to each, up to describe's info
   stalled PORT TEXT                      one client asks for TEXT and stops reading after audio-start;
                                          how long another client's "Hello." takes meanwhile
   bad PORT                               a bad header line, then an oversized payload
@@ -236,6 +238,27 @@ async def refused(port):
                 return {"events": seen}
 
 
+async def odd(port):
+    async def events_until_info(events):
+        async with AsyncTcpClient(HOST, port) as client:
+            for event in events + [Describe().event()]:
+                await client.write_event(event)
+            seen = []
+            while True:
+                event = await read(client)
+                seen.append(event.data.get("code") if Error.is_type(event.type) else event.type)
+                if event.type == "info":
+                    return seen
+
+    string_rate = Event(type="audio-start", data={"rate": "22050", "width": 2, "channels": 1})
+    chunk = AudioChunk(rate=22050, width=2, channels=1, audio=bytes(4410)).event()
+    return {
+        "string_rate": await events_until_info([Transcribe(language="en").event(), string_rate, chunk,
+                                                AudioStop().event()]),
+        "stop_alone": await events_until_info([Transcribe(language="en").event(), AudioStop().event()]),
+    }
+
+
 async def bad(port):
     result = {}
     reader, writer = await asyncio.open_connection(HOST, port)
@@ -282,6 +305,8 @@ def main():
         result = asyncio.run(transcribe(port, args[0], int(args[1]), args[2], width, channels))
     elif command == "refused":
         result = asyncio.run(refused(port))
+    elif command == "odd":
+        result = asyncio.run(odd(port))
     elif command == "bad":
         result = asyncio.run(bad(port))
     else:

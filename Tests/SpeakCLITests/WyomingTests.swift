@@ -139,6 +139,13 @@ final class WyomingTests {
         #expect(reply["events"] as? [String] == ["unsupported-audio", "info"], "\(reply)")
     }
 
+    @Test("a rate that is not a number is refused, not taken for 16 kHz; audio-stop alone is an empty transcript")
+    func oddAudio() throws {
+        let reply = try server.client("odd")
+        #expect(reply["string_rate"] as? [String] == ["unsupported-audio", "info"], "\(reply)")
+        #expect(reply["stop_alone"] as? [String] == ["transcript", "info"], "\(reply)")
+    }
+
     @Test(
         "a bad header gets an error event and the connection goes on; an oversized payload an error and a clean close")
     func badInput() throws {
