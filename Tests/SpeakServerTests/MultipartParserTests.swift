@@ -45,6 +45,27 @@ final class MultipartParserTests {
         #expect(try Data(contentsOf: upload.url) == Data(file))
     }
 
+    @Test(
+        "spaces and tabs after a boundary are padding (RFC 2046); anything else there is refused",
+        arguments: [1, 3, 1000])
+    func transportPadding(size: Int) throws {
+        func parse(_ text: String) throws -> MultipartForm {
+            let parser = MultipartParser(boundary: "XYZ", spool: spool)
+            let bytes = Array(text.utf8)
+            for start in stride(from: 0, to: bytes.count, by: size) {
+                try bytes[start..<min(start + size, bytes.count)].withUnsafeBytes { try parser.feed($0) }
+            }
+            return try parser.finish()
+        }
+        let padded = try parse(
+            "--XYZ \t \r\nContent-Disposition: form-data; name=\"language\"\r\n\r\nen\r\n--XYZ  \r\n"
+                + "Content-Disposition: form-data; name=\"model\"\r\n\r\nbase\r\n--XYZ--\r\n")
+        #expect(padded.fields == ["language": "en", "model": "base"])
+        #expect(throws: HTTPError.self) {
+            try parse("--XYZ x\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--XYZ--\r\n")
+        }
+    }
+
     @Test("a body cut short is an error, not a form")
     func truncated() throws {
         let parser = MultipartParser(boundary: boundary, spool: spool)

@@ -23,6 +23,8 @@ final class MultipartParser {
     private enum State { case preamble, headers, body, done }
 
     private let delimiter: [UInt8]
+    /// Spaces and tabs allowed between a boundary and its line's end.
+    private static let maximumPadding = 64
     private let spool: URL
     private let maximumFieldBytes: Int
     private var state = State.preamble
@@ -97,16 +99,27 @@ final class MultipartParser {
             }
             if state == .body { try emit(pending[..<found.lowerBound]) }
             pending.removeSubrange(..<found.lowerBound)
-            // The two bytes after a delimiter say what follows: "--" the end, CRLF another part.
+            // What follows a delimiter: "--" the end, else CRLF another part, after any transport
+            // padding (spaces and tabs, RFC 2046 5.1.1).
             guard pending.count >= delimiter.count + 2 else { return false }
-            let following = Array(pending[delimiter.count..<delimiter.count + 2])
-            pending.removeFirst(delimiter.count + 2)
-            if state == .body { try endPart() }
-            switch following {
-            case Array("--".utf8): state = .done
-            case Array("\r\n".utf8): state = .headers
-            default: throw HTTPError(400, "malformed multipart boundary", code: "invalid_multipart")
+            if pending[delimiter.count..<delimiter.count + 2].elementsEqual("--".utf8) {
+                pending.removeFirst(delimiter.count + 2)
+                if state == .body { try endPart() }
+                state = .done
+                return true
             }
+            let padding = pending[delimiter.count...].prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            let lineEnd = delimiter.count + padding.count
+            guard padding.count <= Self.maximumPadding else {
+                throw HTTPError(400, "malformed multipart boundary", code: "invalid_multipart")
+            }
+            guard pending.count >= lineEnd + 2 else { return false }
+            guard pending[lineEnd..<lineEnd + 2].elementsEqual("\r\n".utf8) else {
+                throw HTTPError(400, "malformed multipart boundary", code: "invalid_multipart")
+            }
+            pending.removeFirst(lineEnd + 2)
+            if state == .body { try endPart() }
+            state = .headers
             return true
         }
     }
