@@ -20,7 +20,9 @@ extension SpeechService {
 
         init(_ form: MultipartForm) throws {
             guard let upload = form.files["file"] else {
-                throw HTTPError(400, "the 'file' part is required", param: "file")
+                // curl's -F "file=<note.wav" sends the file's bytes as a plain field.
+                let reason = form.fields["file"] != nil ? "must be a file upload, with a filename" : "is required"
+                throw HTTPError(400, "the 'file' part \(reason)", param: "file")
             }
             self.upload = upload
             format = form.fields["response_format"] ?? "json"

@@ -137,6 +137,12 @@ final class ServerMistakeTests {
         #expect(language.status == 400, "\(language.text)")
         #expect(language.errorMessage?.contains("'fr'") == true, "\(language.text)")
         #expect(errorParam(language) == "language")
+        // curl -F "file=<note.wav": the bytes as a plain field, no filename.
+        let field = try server.authorized([
+            "-F", "model=whisper-1", "-F", "file=<\(file.path)", "\(server.url)/v1/audio/transcriptions",
+        ])
+        #expect(field.status == 400 && errorParam(field) == "file", "\(field.text)")
+        #expect(field.errorMessage == "the 'file' part must be a file upload, with a filename", "\(field.text)")
     }
 
     @Test("an upload longer than maximumAudioSeconds is 413 naming the limit, in WAV and in MP3")
