@@ -79,8 +79,8 @@ public enum JSONValue: Codable, Sendable, Equatable {
 }
 
 extension DecodingError {
-    /// What is wrong, in one line a user can act on: "'speaker' must be a number", "missing
-    /// 'phoneme_id_map'", where the error's own description is a multi-line dump of coding keys.
+    /// What is wrong, in words a user can act on: "'speaker' must be a whole number", "missing
+    /// 'phoneme_id_map'", where the error's own description is a dump of coding keys and contexts.
     public var summary: String {
         func path(_ context: Context, adding key: (any CodingKey)? = nil) -> String {
             let keys = context.codingPath + (key.map { [$0] } ?? [])
