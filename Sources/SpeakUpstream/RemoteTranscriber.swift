@@ -103,7 +103,8 @@ public struct RemoteTranscriber: Transcriber {
             do {
                 piece = try UpstreamHTTP.withRetries(maxAttempts: maxAttempts, baseDelay: baseDelay) {
                     () throws(UpstreamError) in
-                    let (body, response) = try UpstreamHTTP.send(request, timeout: timeout, key: key)
+                    let (body, response) = try UpstreamHTTP.send(
+                        request, timeout: timeout, key: key, explains: upstream.api == .speak)
                     return try Self.parse(body, response: response, format: format, key: key)
                 }
             } catch {

@@ -65,9 +65,11 @@ enum UpstreamHTTP {
 
     /// One request, waited for on a semaphore for `timeout` seconds at most. Returns the body and
     /// response of a 200; anything else throws, retryable for 429, 5xx, timeouts and lost connections.
-    static func send(_ request: URLRequest, timeout: Double, key: String?) throws(UpstreamError) -> (
-        Data, HTTPURLResponse
-    ) {
+    /// `explains`: the upstream is another speak serve, whose refusals (4xx but the token's) are
+    /// its own one-line reasons, safe and useful to pass on.
+    static func send(_ request: URLRequest, timeout: Double, key: String?, explains: Bool = false) throws(UpstreamError)
+        -> (Data, HTTPURLResponse)
+    {
         guard let (data, response, error) = perform(request, timeout: timeout) else {
             throw UpstreamError(status: nil, message: "timed out after \(timeout) s", isRetryable: true)
         }
@@ -82,9 +84,12 @@ enum UpstreamHTTP {
         let body = data ?? Data()
         let status = response.statusCode
         guard status == 200 else {
+            var message = summary(of: status, body: body, key: key)
+            if explains, (400..<500).contains(status), ![401, 403].contains(status), let reason = reason(in: body) {
+                message = redacted("\(message.prefix { $0 != ":" }): \(reason)", key: key)
+            }
             var error = UpstreamError(
-                status: status, message: summary(of: status, body: body, key: key),
-                isRetryable: status == 429 || (500...599).contains(status))
+                status: status, message: message, isRetryable: status == 429 || (500...599).contains(status))
             if status == 429 {
                 error.retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap(Double.init)
             }
@@ -124,6 +129,15 @@ enum UpstreamHTTP {
             default: "the upstream failed"
             }
         return "\(what): \(reason)"
+    }
+
+    /// `error.message` of an OpenAI-shaped error body, as speak serve answers, on one line.
+    static func reason(in body: Data) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+            let error = object["error"] as? [String: Any], let message = error["message"] as? String,
+            !message.isEmpty
+        else { return nil }
+        return message.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     /// `message` with the key cut out, in any case, and any masked key (`sk-…****8e7d`,

@@ -9,7 +9,11 @@ import SpeakWhisper
 
 extension TranscriptionError: CommandLineError {
     package var commandLineReport: (ExitCode, String)? {
-        (.transcriptionFailed, "transcription failed\(isRetryable ? " (retryable)" : ""): \(message)")
+        // A 400 is the request's own mistake (a language the model lacks): a usage error, as it is here.
+        (
+            status == 400 ? .usage : .transcriptionFailed,
+            "transcription failed\(isRetryable ? " (retryable)" : ""): \(message)"
+        )
     }
 }
 

@@ -79,6 +79,14 @@ struct TranscribeCommandTests {
         #expect(refused.status == 6)
         #expect(refused.stderr.hasPrefix("speak: transcription failed"))
         #expect(!refused.stderr.contains("wrong"))
+        // The server's reason for a 400 comes through, and it is a usage error, as it is locally.
+        let language = try Speak.run([
+            "transcribe", "--server", server.url, "--token", server.token, "--language", "xx", file,
+        ])
+        #expect(language.status == 64, "\(language.stderr)")
+        #expect(
+            language.stderr == "speak: transcription failed: the upstream rejected the request: unknown language 'xx'\n"
+        )
     }
 
     @Test("--progress draws a bar that rises window by window to 100 % on a recording over 30 s")
