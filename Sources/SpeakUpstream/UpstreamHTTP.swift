@@ -116,9 +116,10 @@ enum UpstreamHTTP {
         UpstreamError(status: status, message: redacted(message, key: key), isRetryable: isRetryable)
     }
 
-    /// One line about a refusal, in our words. The upstream's body is never passed on: error bodies
-    /// echo keys back (OpenAI shows a masked key on 401; careless servers echo the header) and say
-    /// things our clients need not see.
+    /// One line about a refusal, in our words. The upstream's body is not passed on (but another
+    /// speak serve's reason, ``send(_:timeout:key:explains:)``): error bodies echo keys back (OpenAI
+    /// shows a masked key on 401; careless servers echo the header) and say things our clients need
+    /// not see.
     static func summary(of status: Int, body: Data, key: String?) -> String {
         let reason = HTTPURLResponse.localizedString(forStatusCode: status)
         let what =
