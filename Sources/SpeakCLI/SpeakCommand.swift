@@ -27,14 +27,14 @@ package struct SpeakCommand {
         // loader loads for one thread at a time, and behind the hook's libraries it waited ~3 ms.
         // Only with a core to run them on: when other programs keep all but one busy (a build on
         // one of two), the threads queue behind them, and one thread doing it all is sooner.
-        let overlaps = Self.hasSpareCore()
+        let overlaps = synthesises && Self.hasSpareCore()
         let opensAhead =
-            overlaps && synthesises && !options.words.isEmpty && options.inputFile == nil && options.output == nil
+            overlaps && !options.words.isEmpty && options.inputFile == nil && options.output == nil
             && options.remote == nil && options.phonemes == nil
         if opensAhead { EspeakSynthesizer.openLibrary() }
         let player =
             opensAhead ? try self.player.openingAhead(sampleRate: EspeakSynthesizer.usualSampleRate) : self.player
-        if synthesises && overlaps { EspeakSynthesizer.prepareInBackground() }
+        if overlaps { EspeakSynthesizer.prepareInBackground() }
         let catalog = try VoiceCatalog.standard(adding: options.voicesDirectory)
         if options.voiceName == "?" { return print(voiceListing(catalog)) }
         if options.device == "?" { return print(deviceListing()) }
@@ -284,25 +284,18 @@ extension VoiceCatalog {
 }
 
 extension SpeakCommand {
-    /// Whether a core is free for the threads that overlap start-up, by the kernel's count of
-    /// runnable tasks (this one among them) in /proc/loadavg: 15 µs to read.
+    /// Whether a core is free for the threads that overlap start-up.
     static func hasSpareCore() -> Bool {
-        let descriptor = open("/proc/loadavg", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return true }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 128)
-        let count = Glibc.read(descriptor, &buffer, buffer.count)
-        guard count > 0 else { return true }
-        return hasSpareCore(loadAverage: buffer[..<count], cores: sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        hasSpareCore(othersRunning: RunnableTasks.othersRunning(), cores: sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
-    /// `loadAverage` is /proc/loadavg's line (`0.52 0.58 0.59 2/181 12345`): its fourth field
-    /// counts the runnable tasks. Unreadable, it says nothing against overlapping.
+    /// The same for /proc/loadavg's line `loadAverage`. Unreadable, it says nothing against overlapping.
     package static func hasSpareCore(loadAverage: some Collection<UInt8>, cores: Int) -> Bool {
-        let fields = loadAverage.split(separator: UInt8(ascii: " "))
-        guard fields.count >= 4, let slash = fields[3].firstIndex(of: UInt8(ascii: "/")),
-            let running = Int(String(decoding: fields[3][..<slash], as: UTF8.self))
-        else { return true }
-        return running < cores
+        hasSpareCore(othersRunning: RunnableTasks.othersRunning(loadAverage: loadAverage), cores: cores)
+    }
+
+    private static func hasSpareCore(othersRunning: Int?, cores: Int) -> Bool {
+        guard let othersRunning else { return true }
+        return othersRunning < cores - 1
     }
 }

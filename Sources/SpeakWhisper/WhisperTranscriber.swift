@@ -249,15 +249,16 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     // MARK: One window through whisper.cpp
 
     /// The threads one call decodes with: the cores shared among the calls running, less the cores
-    /// other work occupies at this moment (`othersRunning`: runnable tasks besides the caller, from
-    /// /proc/stat), at least one. ggml's threads meet at a spinning barrier after every graph node,
-    /// so a thread that has to share its core makes the others burn their time: measured on 2 loaded
-    /// cores, one thread transcribed 4–5× faster than two. The 1-minute load average used before
+    /// other work occupies at this moment (`othersRunning`: runnable tasks besides the caller, the
+    /// kernel's count that /proc/stat and /proc/loadavg both show, ``RunnableTasks``), at least
+    /// one. ggml's threads meet at a spinning barrier after every graph node, so a thread that has
+    /// to share its core makes the others burn their time: measured on 2 loaded cores, one thread
+    /// transcribed 4–5× faster than two. The 1-minute load average used before
     /// lags by up to a minute: with the other core busy it still chose two threads, with it free
     /// again one. Benchmarks/transcription.py, both builds side by side at load 2.2 (median): warm
     /// base 0.64×, tiny.en 0.71× the time of the load-average rule, the same texts. A single look
     /// at /proc/stat lost to it at load 1.7 (1.18× base): passing tasks cost a thread, hence
-    /// ``othersRunningSteadily()``. Without /proc/stat, the load average decides.
+    /// ``othersRunningSteadily()``. Without that count, the load average decides.
     static func threads(cores: Int, concurrentCalls: Int, othersRunning: Int?, loadAverage: Double) -> Int {
         let shared = max(1, cores / max(1, concurrentCalls))
         guard let othersRunning else { return loadAverage > Double(cores) ? 1 : shared }
@@ -270,22 +271,10 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         var fewest: Int?
         for look in 0..<3 {
             if look > 0 { usleep(2000) }
-            guard let count = othersRunning() else { return nil }
+            guard let count = RunnableTasks.othersRunning() else { return nil }
             fewest = min(fewest ?? count, count)
         }
         return fewest
-    }
-
-    /// Runnable tasks on the machine right now besides the caller (`procs_running` in /proc/stat
-    /// counts the reading thread too), or `nil` where there is no /proc/stat.
-    static func othersRunning(stat: String? = try? String(contentsOfFile: "/proc/stat", encoding: .utf8)) -> Int? {
-        guard let stat else { return nil }
-        for line in stat.split(separator: "\n") where line.hasPrefix("procs_running ") {
-            guard let count = Int(line.dropFirst("procs_running ".count).trimmingCharacters(in: .whitespaces))
-            else { return nil }
-            return max(0, count - 1)
-        }
-        return nil
     }
 
     private func decode(

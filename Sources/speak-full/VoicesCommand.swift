@@ -69,12 +69,10 @@ enum VoicesCommand {
             default: InputError(code: .dataError, message: error.description)
             }
         }
-        let configFile = PiperVoicePreparation.configFile(for: model)
-        guard FileManager.default.fileExists(atPath: configFile.path) else {
-            throw reported(.configMissing(model.path))
-        }
         let config: PiperVoiceConfig
-        do { config = try PiperVoiceConfig(contentsOf: configFile) } catch { throw reported(error) }
+        do {
+            config = try PiperVoiceConfig(contentsOf: PiperVoicePreparation.configFile(for: model))
+        } catch { throw reported(error) }
         // Checked before anything is copied into the models directory.
         var speakerID = 0
         if let speaker {

@@ -211,17 +211,17 @@ struct WhisperThreadTests {
         #expect(WhisperTranscriber.threads(cores: 8, concurrentCalls: 3, othersRunning: 1, loadAverage: 2) == 2)
         #expect(WhisperTranscriber.threads(cores: 8, concurrentCalls: 1, othersRunning: 5, loadAverage: 5) == 3)
         #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 4, othersRunning: 0, loadAverage: 0) == 1)
-        // Without /proc/stat: the load average, one thread on a machine busier than its cores.
+        // Without the runnable count: the load average, one thread on a machine busier than its cores.
         #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 1, othersRunning: nil, loadAverage: 0.5) == 2)
         #expect(WhisperTranscriber.threads(cores: 2, concurrentCalls: 1, othersRunning: nil, loadAverage: 2.5) == 1)
     }
 
-    @Test("others running: procs_running in /proc/stat less the caller")
+    @Test("others running: the runnable count in /proc/loadavg less the caller")
     func othersRunning() {
-        #expect(WhisperTranscriber.othersRunning(stat: "cpu  1 2 3\nprocs_running 3\nprocs_blocked 0\n") == 2)
-        #expect(WhisperTranscriber.othersRunning(stat: "procs_running 1\n") == 0)
-        #expect(WhisperTranscriber.othersRunning(stat: "cpu  1 2 3\n") == nil)
-        #expect(WhisperTranscriber.othersRunning(stat: nil) == nil)
-        #expect((WhisperTranscriber.othersRunning() ?? -1) >= 0)
+        #expect(RunnableTasks.othersRunning(loadAverage: Array("0.10 0.20 0.30 3/181 4567\n".utf8)) == 2)
+        #expect(RunnableTasks.othersRunning(loadAverage: Array("0.00 0.00 0.00 1/90 12\n".utf8)) == 0)
+        #expect(RunnableTasks.othersRunning(loadAverage: Array("0.10 0.20 0.30\n".utf8)) == nil)
+        #expect(RunnableTasks.othersRunning(loadAverage: [UInt8]()) == nil)
+        #expect((RunnableTasks.othersRunning() ?? -1) >= 0)
     }
 }
