@@ -17,7 +17,7 @@ package let helpText = """
       -p, --pitch N          pitch, 0 to 100 (default: the voice's)
           --volume N         volume, 0 to 200; 100 is normal
       -a, --device NAME      ALSA playback device (default: default); -a '?' lists devices
-      -o, --output FILE      write FILE instead of playing; .mp3 or .wav
+      -o, --output FILE      write FILE instead of playing; .mp3 or .wav; - is standard output
           --file-format F    mp3 or wav, when FILE's extension does not say
           --bitrate KBPS     MP3 bit rate, 32 to 64 (default 32)
           --sample-rate HZ   MP3 sample rate: 16000, 22050 or 24000 (default 22050)

@@ -6,7 +6,8 @@ import SpeakKit
 /// destination and renamed into place by `commit()`; dropped uncommitted, it is removed. A symlink
 /// is followed, so the link stays and its target is replaced. A FIFO or a character device
 /// (`/dev/null`, `/dev/stdout`, a pipe a player reads) is opened and written as it is, as a shell's
-/// `>` would: renaming over it would replace it. Anything else (a directory, a socket) is refused.
+/// `>` would: renaming over it would replace it. `-` is standard output. Anything else (a
+/// directory, a socket) is refused, and so is a file `>` could not write (read-only, another user's).
 package final class OutputFile {
     /// Open for writing until `commit()` (or the end of this object) closes it.
     package let descriptor: Int32
@@ -18,6 +19,15 @@ package final class OutputFile {
     private var committed = false
 
     package init(path: String) throws {
+        if path == "-" {
+            self.path = "standard output"
+            // A copy, so closing it at the end leaves standard output itself open.
+            descriptor = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0)
+            guard descriptor >= 0 else { throw Self.cannotWrite(self.path) }
+            destination = path
+            temporary = nil
+            return
+        }
         self.path = path
         var status = stat()
         let exists = stat(path, &status) == 0
@@ -43,6 +53,8 @@ package final class OutputFile {
         }
         // Through a symlink, the target is replaced and the link stays.
         destination = try exists ? Self.realPath(path) : Self.resolvingSymlinks(path)
+        // The rename below needs only the directory's permission: it would replace a read-only file.
+        guard !exists || access(destination, W_OK) == 0 else { throw Self.cannotWrite(path) }
         let directory = FileSystem.parent(of: destination)
         var template = Array(((directory.isEmpty ? "." : directory) + "/.speak-XXXXXX").utf8CString)
         let descriptor = mkstemp(&template)
@@ -53,8 +65,9 @@ package final class OutputFile {
         self.descriptor = descriptor
     }
 
-    /// Runs `body`, which writes to `descriptor`, turning a failed write (`/dev/full`, a full disk,
-    /// a FIFO whose reader left) into exit 73 with the system's reason.
+    /// Runs `body`, which writes to `descriptor`, turning a failed write (`/dev/full`, a full disk)
+    /// into exit 73 with the system's reason. A pipe or FIFO whose reader left ends the process by
+    /// SIGPIPE before that, quietly, as it ends `cat`.
     package func writing<Result>(_ body: () throws -> Result) throws -> Result {
         do {
             return try body()
@@ -74,6 +87,16 @@ package final class OutputFile {
         }
         guard rename(temporary, destination) == 0 else { throw Self.cannotWrite(path) }
         committed = true
+    }
+
+    /// The format to write to `path`: `named` (`--file-format`), else the path's extension;
+    /// standard output is WAV unless named.
+    package static func format(of path: String, named: String?) throws -> AudioFileFormat {
+        let name = named ?? (path == "-" ? AudioFileFormat.wav.rawValue : FileSystem.pathExtension(of: path))
+        guard let format = AudioFileFormat(rawValue: name.lowercased()) else {
+            throw UsageError("cannot tell the format of '\(path)': name it .mp3 or .wav, or give --file-format mp3|wav")
+        }
+        return format
     }
 
     deinit {

@@ -191,6 +191,8 @@ package struct SpeakCommand {
             }
             file = open(path, O_RDONLY | O_CLOEXEC)
             guard file >= 0 else {
+                // A FIFO's open waits for a writer; Ctrl-C ends the wait.
+                if errno == EINTR, Interrupt.requested { throw PlaybackInterrupted() }
                 throw InputError(code: .noInput, message: "cannot read \(path): \(String(cString: strerror(errno)))")
             }
         } else {
@@ -206,15 +208,20 @@ package struct SpeakCommand {
         var total = 0
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 1)
         defer { chunk.deallocate() }
+        // Ctrl-C ends a wait for text that does not come (a terminal, a silent pipe).
+        let interrupted = { Interrupt.requested }
         do {
             // Past the limit, the rest is only counted, up to 64 MiB, to say how large it was.
             while total <= max(limit, Self.countingLimit) {
-                let count = try SystemCall.retrying("read") { Glibc.read(file, chunk.baseAddress, chunk.count) }
+                let count = try SystemCall.retrying("read", stoppingIf: interrupted) {
+                    Glibc.read(file, chunk.baseAddress, chunk.count)
+                }
                 if count == 0 { break }
                 total += count
                 if data.count <= limit { data.append(contentsOf: chunk[..<count]) }
             }
         } catch {
+            if error.code == EINTR { throw PlaybackInterrupted() }
             let name = path ?? "standard input"
             throw InputError(code: .noInput, message: "cannot read \(name): \(error.message)")
         }
@@ -231,12 +238,7 @@ package struct SpeakCommand {
         -> Result
     {
         let output = try OutputFile(path: path)
-        guard
-            let format = AudioFileFormat(
-                rawValue: options.fileFormat?.lowercased() ?? FileSystem.pathExtension(of: path).lowercased())
-        else {
-            throw UsageError("cannot tell the format of '\(path)': name it .mp3 or .wav, or give --file-format mp3|wav")
-        }
+        let format = try OutputFile.format(of: path, named: options.fileFormat)
         var writer: AudioFileWriter?
         let result = try produce { chunk in
             try output.writing {

@@ -18,7 +18,8 @@ enum AskCommand {
         --timeout is how long to wait for speech to start; --max-seconds bounds the answer.
         exit codes: 0 answered (printed), 3 no speech heard, 4 not understood, 5 timed out (still
         talking at --max-seconds), 6 transcription failed (the recording is kept: speak transcribe
-        --pending retries it), 69 no playback or capture device, 75 device busy, 77 permission denied.
+        --pending retries it), 69 no playback or capture device, 75 device busy, 77 permission denied,
+        and Ctrl-C ends it by SIGINT (130) with no answer printed, the recording kept in the spool.
         """
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -27,7 +28,7 @@ enum AskCommand {
             var expect: [String]?
             var json = false
             var keep = false
-            var voiceName = VoiceCatalog.defaultVoiceName
+            var voiceName: String?
             var device = Player.defaultDevice
             var upstream: TranscriptionUpstream?
             var local = Engines.LocalTranscriber()
@@ -67,7 +68,8 @@ enum AskCommand {
             let engine = SpeechEngine(
                 catalog: try VoiceCatalog.standard(adding: nil), synthesizers: Engines.synthesizers())
             let question = SynthesisRequest(
-                text: prompt.joined(separator: " "), options: SpeechOptions(voice: try engine.voice(named: voiceName)))
+                text: prompt.joined(separator: " "),
+                options: SpeechOptions(voice: try engine.voice(named: voiceName ?? UserSettings.defaultVoiceName())))
             Interrupt.install()
             try engine.play(question, on: Player(device: device, shouldStop: { Interrupt.requested }))
             let transcriber = try loading.value()
@@ -78,7 +80,20 @@ enum AskCommand {
                 throw UsageError("--expect has words the recogniser does not know: \(unknown)")
             }
             // 2. The answer.
-            let answer = try RecordCommand.record(with: recording, meter: false)
+            let answer: Recording
+            do {
+                answer = try RecordCommand.record(with: recording, meter: false)
+            } catch {
+                // Before anything worth keeping was recorded (it was too short).
+                if Interrupt.requested { throw PlaybackInterrupted() }
+                throw error
+            }
+            // Ctrl-C ends the recording as Enter would, but here it means "never mind": no answer is
+            // printed, and what was said stays in the spool.
+            let interrupted = InputError(
+                code: .interrupted,
+                message: "interrupted (the answer is kept at \(answer.url.path): speak transcribe --pending)")
+            if Interrupt.requested { throw interrupted }
             guard answer.stopReason != .maxDuration else {
                 throw InputError(
                     code: .timedOut,
@@ -96,6 +111,7 @@ enum AskCommand {
                     message: "transcription failed\(error.isRetryable ? " (retryable)" : ""): \(error.message); "
                         + "the recording is kept: speak transcribe --pending retries it")
             }
+            if Interrupt.requested { throw interrupted }
             try recording.spool.markDone(answer.url, keep: keep)
             guard !transcript.text.isEmpty else {
                 throw InputError(code: .notUnderstood, message: "not understood: nothing recognised in the answer")

@@ -10,7 +10,8 @@ enum RecordCommand {
     static let help = """
         speak record: record from the microphone (16 kHz mono), into the spool or a file.
 
-        usage: speak record [-o file.wav|file.mp3] [--max-seconds N] [--until-silence] [-a device] [--quiet]
+        usage: speak record [-o file.wav|file.mp3|-] [--file-format wav|mp3] [--max-seconds N] [--until-silence]
+                            [-a device] [--quiet]
 
         Stops on Enter or Ctrl-C, after --max-seconds, at 25 MB, or with --until-silence once speech
         was heard and then 1 s of silence. Without -o the recording stays in the spool (its path is
@@ -20,12 +21,14 @@ enum RecordCommand {
     static func main(_ arguments: [String]) -> Int32 {
         runReporting {
             var output: String?
+            var fileFormat: String?
             var options = Recorder.Options()
             var quiet = false
             var remaining = arguments[...]
             while let argument = remaining.popFirst() {
                 switch argument {
                 case "-o", "--output": output = try value(&remaining, argument)
+                case "--file-format": fileFormat = try value(&remaining, argument)
                 case "-a", "--device": options.device = try value(&remaining, argument)
                 case "--max-seconds": options.maxDuration = try seconds(&remaining, argument)
                 case "--until-silence": options.untilSilence = EndPointer.Settings()
@@ -34,9 +37,11 @@ enum RecordCommand {
                 default: throw UsageError("unknown option \(argument) (speak record --help)")
                 }
             }
+            // Refused before recording, not after.
+            let format = try output.map { try OutputFile.format(of: $0, named: fileFormat) }
             let recording = try record(with: options, meter: !quiet)
-            guard let output else { return print(recording.url.path) }
-            try write(recording, to: output)
+            guard let output, let format else { return print(recording.url.path) }
+            try write(recording, to: output, as: format)
             try options.spool.markDone(recording.url, keep: false)
         }
     }
@@ -70,8 +75,7 @@ enum RecordCommand {
 
     /// Writes the recording to `path` as `speak -o` writes (a device or FIFO written in place, a
     /// symlink's target replaced); if that fails, says where the recording is kept.
-    static func write(_ recording: Recording, to path: String) throws {
-        let format = AudioFileFormat(pathExtension: (path as NSString).pathExtension) ?? .wav
+    static func write(_ recording: Recording, to path: String, as format: AudioFileFormat) throws {
         let data = format == .mp3 ? try recording.mp3Data() : try Data(contentsOf: recording.url)
         do {
             let file = try OutputFile(path: path)

@@ -9,11 +9,11 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "serve": exit(ServeCommand.main(Array(arguments.dropFirst())))
 case "transcribe": exit(TranscribeCommand.main(Array(arguments.dropFirst())))
-case "record": exit(RecordCommand.main(Array(arguments.dropFirst())))
-case "ask": exit(AskCommand.main(Array(arguments.dropFirst())))
+case "record": Interrupt.exit(RecordCommand.main(Array(arguments.dropFirst())))
+case "ask": Interrupt.exit(AskCommand.main(Array(arguments.dropFirst())))
 case "voices": exit(VoicesCommand.main(Array(arguments.dropFirst())))
 case "worker" where arguments.count == 1: exit(SynthesisWorkerCommand.main())
-default: exit(SpeakCommand.main(arguments, tool: .full))
+default: Interrupt.exit(SpeakCommand.main(arguments, tool: .full))
 }
 
 extension CommandLineTool {

@@ -20,5 +20,5 @@ case "serve", "transcribe", "record", "ask", "voices":
 case "worker" where arguments.count == 1:
     exit(SynthesisWorkerCommand.main())
 default:
-    exit(SpeakCommand.main(arguments, tool: light))
+    Interrupt.exit(SpeakCommand.main(arguments, tool: light))
 }

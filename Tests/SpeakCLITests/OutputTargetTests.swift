@@ -111,6 +111,51 @@ final class OutputTargetTests {
         #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 0.3)
     }
 
+    @Test("-o - writes standard output: WAV unless --file-format names MP3; a reader that leaves ends it by SIGPIPE")
+    func dash() throws {
+        for format in ["wav", "mp3"] {
+            let output = scratch.appendingPathComponent("piped.\(format)")
+            let named = format == "mp3" ? "--file-format mp3" : ""
+            // In the scratch directory, where a file named '-' would show.
+            let script = "set -o pipefail; cd \"$2\" && \"$0\" \(named) -o - Piped. | cat > \"$1\""
+            let result = try Subprocess.run("/bin/bash", ["-c", script, Speak.executable, output.path, scratch.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            let data = try Data(contentsOf: output)
+            #expect(WAV.isWAV(data) == (format == "wav"))
+            #expect(try PCMBuffer(audio: data).duration > 0.3)
+            #expect(!FileManager.default.fileExists(atPath: scratch.appendingPathComponent("-").path))
+        }
+        // Quietly, as `cat` ends: the reader took what it wanted.
+        let text = String(repeating: "Far more speech than the reader wants to hear. ", count: 20)
+        let script = "\"$0\" -o - \"$1\" | head -c 100 > /dev/null; echo ${PIPESTATUS[0]}"
+        let result = try Subprocess.run("/bin/bash", ["-c", script, Speak.executable, text])
+        #expect(result.stdout == "\(128 + SIGPIPE)\n" && result.stderr.isEmpty, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test("a file this user may not write (read-only, another user's) is refused with exit 73 as > refuses it")
+    func unwritableFile() throws {
+        let readOnly = scratch.appendingPathComponent("read-only.wav")
+        let theirs = scratch.appendingPathComponent("theirs.wav")
+        for file in [readOnly, theirs] { try Data("old".utf8).write(to: file) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: readOnly.path)
+        var files = [readOnly]
+        var command = [Speak.executable]
+        if getuid() == 0 {
+            // Root may write any file: without the capabilities that let it, it may not, as a user.
+            try FileManager.default.setAttributes([.ownerAccountID: 65534], ofItemAtPath: theirs.path)
+            files.append(theirs)
+            command = ["/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"] + command
+        }
+        for file in files {
+            let result = try Subprocess.run(command[0], Array(command.dropFirst()) + ["-o", file.path, "Hi"])
+            #expect(result.status == 73, "\(file.lastPathComponent): \(result.stderr)")
+            #expect(result.stderr == "speak: cannot write \(file.path): Permission denied\n", "\(result.stderr)")
+            #expect(try Data(contentsOf: file) == Data("old".utf8), "\(file.lastPathComponent) was replaced")
+        }
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.hasPrefix(".speak-") })
+    }
+
     @Test("a directory or a socket is refused with exit 73, and left as it was")
     func refused() throws {
         let socketPath = scratch.appendingPathComponent("reply.mp3").path

@@ -63,7 +63,7 @@ final class PlaybackTests {
         #expect(heard >= together, "heard \(heard) s for \(together) s of speech")
     }
 
-    @Test("Ctrl-C stops the sound within 100 ms and exits 130")
+    @Test("Ctrl-C stops the sound within 100 ms, and speak ends by SIGINT so a shell loop stops too")
     func interruptStopsSound() throws {
         let mark = server.now
         let speaking = try Speak.start(
@@ -75,12 +75,27 @@ final class PlaybackTests {
         let interrupted = ProcessInfo.processInfo.systemUptime
         speaking.send(SIGINT)
         let result = speaking.wait()
-        #expect(result.status == 130)
-        #expect(result.signal == nil)
+        #expect(result.signal == SIGINT, "exit status \(result.status)")
         try server.waitUntilHeard(through: result.exitTime)
         let recording = server.heard(since: mark)
         let last = try server.heardSpan(recording).upperBound
         #expect(recording.time(ofSample: last) <= interrupted + 0.1, "sound went on after Ctrl-C")
+    }
+
+    @Test("started with Ctrl-C ignored (a script's `speak &`), speak keeps ignoring it and speaks to the end")
+    func keepsInterruptIgnored() throws {
+        let text = "Started in the background, this goes on when the job in the foreground is interrupted."
+        let reference = try server.synthesised([text])
+        let mark = server.now
+        let speaking = try Subprocess(
+            "/bin/sh", ["-c", "trap '' INT; exec \"$0\" \"$1\"", Speak.executable, text],
+            environment: server.environment)
+        try server.waitForSound(since: mark)
+        speaking.send(SIGINT)
+        let result = speaking.wait()
+        #expect(result.status == 0, "signal \(result.signal ?? 0): \(result.stderr)")
+        try server.waitUntilHeard(through: result.exitTime)
+        try server.expectHeardWhole(reference, in: server.heard(since: mark))
     }
 
     @Test("--no-wait fails with 'device busy' while another speak is playing")
@@ -94,7 +109,7 @@ final class PlaybackTests {
         #expect(result.stderr.hasPrefix("speak: device busy"))
         #expect(result.stderr.split(separator: "\n").count == 1)
         speaking.send(SIGINT)
-        #expect(speaking.wait().status == 130)
+        #expect(speaking.wait().signal == SIGINT)
     }
 
     func heardSeconds(since mark: Listener.Mark, through time: TimeInterval) throws -> Double {

@@ -70,6 +70,52 @@ final class RoundTripTests {
         #expect(result.stderr == "speak: no speech heard\n")
     }
 
+    @Test("silence until --max-seconds, shorter than --timeout, is 'no speech heard' too (exit 3); nothing is kept")
+    func silenceUntilMaxSeconds() throws {
+        let result = try Speak.run(
+            ["ask", "--timeout", "5", "--max-seconds", "1", "Anyone there?"], environment: environment)
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr == "speak: no speech heard\n")
+        #expect(spool.pending.isEmpty)
+    }
+
+    @Test("speak ask asks in the default voice (SPEAK_VOICE, or the config file's)")
+    func defaultVoice() throws {
+        let prompt = try server.synthesised(["-v", "nadia", "Kana nan?"])
+        var environment = environment
+        environment["SPEAK_VOICE"] = "nadia"
+        let mark = server.now
+        let result = try Speak.run(["ask", "--timeout", "1", "Kana nan?"], environment: environment)
+        #expect(result.status == 3, "\(result.stderr)")
+        try server.waitUntilHeard(through: result.exitTime)
+        try server.expectHeardWhole(prompt, in: server.heard(since: mark))
+    }
+
+    @Test("Ctrl-C while the answer is recorded: nothing printed, speak ends by SIGINT, the answer stays in the spool")
+    func interruptedAnswer() throws {
+        let mark = server.now
+        let asking = try Speak.start(
+            ["ask", "--expect", "yes|no|cancel", "--timeout", "30", "--max-seconds", "30", "Ship it?"],
+            environment: environment)
+        try server.waitForSound(since: mark)
+        let started = try waitForRecording(atLeast: 0)
+        let speech = try Microphone.speech("yes")
+        server.say([Int16](repeating: 0, count: 3200) + speech)
+        // The whole answer is in the file (the device lags a little), and the second of silence
+        // that would end it is not.
+        try waitForRecording(atLeast: started + 0.2 + Double(speech.count) / 16000 + 0.6)
+        asking.send(SIGINT)
+        let result = asking.wait()
+        #expect(result.signal == SIGINT, "exit status \(result.status): \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(spool.pending.count == 1)
+
+        let retried = try Speak.run(["transcribe", "--pending", "--expect", "yes|no|cancel"], environment: environment)
+        #expect(retried.status == 0, "\(retried.stderr)")
+        #expect(retried.stdout.hasSuffix(": yes\n"), "\(retried.stdout)")
+        #expect(spool.pending.isEmpty)
+    }
+
     @Test("a failing upstream keeps the recording, and transcribe --pending transcribes it later")
     func failingUpstreamKeepsRecording() throws {
         let prompt = try server.synthesised(["Roll back?"])
@@ -142,6 +188,25 @@ final class RoundTripTests {
             failed.stderr.split(separator: "\n").count == 1 && failed.stderr.contains("kept at"), "\(failed.stderr)")
         #expect(spool.pending.count == 1, "the recording stays in the spool")
         for recording in spool.pending { try FileManager.default.removeItem(at: recording) }
+
+        // A format it cannot write is refused before anything is recorded.
+        let ogg = server.directory.appendingPathComponent("answer.ogg").path
+        let unknown = try Speak.run(["record", "--max-seconds", "0.5", "-o", ogg, "--quiet"], environment: environment)
+        #expect(unknown.status == 64, "\(unknown.stderr)")
+        #expect(
+            unknown.stderr
+                == "speak: cannot tell the format of '\(ogg)': name it .mp3 or .wav, or give --file-format mp3|wav\n")
+        #expect(!FileManager.default.fileExists(atPath: ogg) && spool.pending.isEmpty)
+
+        // `-o -` is standard output, WAV unless --file-format says MP3.
+        let piped = server.directory.appendingPathComponent("piped.wav")
+        let script = "set -o pipefail; \"$0\" record --max-seconds 0.5 --quiet -o - | cat > \"$1\""
+        let streamed = try Subprocess.run(
+            "/bin/bash", ["-c", script, Speak.executable, piped.path], environment: environment)
+        #expect(streamed.status == 0, "\(streamed.stderr)")
+        let audio = try PCMBuffer(audio: Data(contentsOf: piped))
+        #expect(audio.sampleRate == 16000 && audio.duration > 0.4)
+        #expect(spool.pending.isEmpty)
 
         for seconds in ["inf", "1e300", "nan", "0"] {
             let refused = try Speak.run(["record", "--max-seconds", seconds], environment: environment)

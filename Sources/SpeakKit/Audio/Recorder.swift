@@ -175,6 +175,12 @@ public final class Recorder: Sendable {
             }
             let frames = min(Self.period, maxFrames - file.sampleCount)
             guard frames > 0 else {
+                // Waiting for speech that never came, the limit is the same "no speech" as the timeout.
+                if let endPointer, !endPointer.heardSpeech {
+                    device.stop()
+                    file.delete()
+                    throw .noSpeech
+                }
                 reason = maxFrames == max(0, options.maxBytes - 44) / 2 ? .sizeLimit : .maxDuration
                 continue
             }

@@ -19,14 +19,15 @@ package struct SystemCallError: Error, CustomStringConvertible, Sendable {
 /// thrown as ``SystemCallError`` with `strerror`'s message, partial reads and writes completed.
 package enum SystemCall {
     /// `body()` until it returns something other than -1 with `EINTR`; a negative result throws.
+    /// A signal after which `stop()` is true (Ctrl-C) throws `EINTR` instead of waiting on.
     @discardableResult
     package static func retrying<Result: BinaryInteger>(
-        _ function: String, _ body: () -> Result
+        _ function: String, stoppingIf stop: () -> Bool = { false }, _ body: () -> Result
     ) throws(SystemCallError) -> Result {
         while true {
             let result = body()
             if result >= 0 { return result }
-            if errno != EINTR { throw SystemCallError(function) }
+            if errno != EINTR || stop() { throw SystemCallError(function) }
         }
     }
 
