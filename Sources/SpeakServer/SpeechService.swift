@@ -96,21 +96,39 @@ public final class SpeechService: Sendable {
         }
     }
 
+    /// An upload without a valid token is refused from the request's head, before its body (up to
+    /// 25 MB, spooled to disk) is taken in. Only uploads: other bodies are small, held in memory,
+    /// and their routes the fast ones, which a second token check would slow.
+    public func screen(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let route = try? route(for: request), case .upload = route.body, !route.open else { return nil }
+        do {
+            _ = try authenticate(request)
+            return nil
+        } catch {
+            return Self.response(for: error)
+        }
+    }
+
+    private func route(for request: HTTPRequest) throws -> Route {
+        guard let routes = Self.routesByPath[request.path] else {
+            throw HTTPError(404, "no such endpoint: \(request.path)", code: "not_found")
+        }
+        // HEAD is GET without the body (libmicrohttpd leaves it out), wherever GET works.
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard let route = routes.first(where: { $0.method == method }) else {
+            let allowed = routes.flatMap { $0.method == "GET" ? ["GET", "HEAD"] : [$0.method] }
+                .joined(separator: ", ")
+            throw HTTPError(
+                405, "\(request.method) is not allowed on \(request.path); use \(allowed)",
+                headers: [("Allow", allowed)])
+        }
+        return route
+    }
+
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         var request = request
         do {
-            guard let routes = Self.routesByPath[request.path] else {
-                throw HTTPError(404, "no such endpoint: \(request.path)", code: "not_found")
-            }
-            // HEAD is GET without the body (libmicrohttpd leaves it out), wherever GET works.
-            let method = request.method == "HEAD" ? "GET" : request.method
-            guard let route = routes.first(where: { $0.method == method }) else {
-                let allowed = routes.flatMap { $0.method == "GET" ? ["GET", "HEAD"] : [$0.method] }
-                    .joined(separator: ", ")
-                throw HTTPError(
-                    405, "\(request.method) is not allowed on \(request.path); use \(allowed)",
-                    headers: [("Allow", allowed)])
-            }
+            let route = try route(for: request)
             if !route.open {
                 request.client = try authenticate(request)
                 if !route.freeWhenCached { try admit(request.client) }

@@ -131,6 +131,12 @@ enum ServeCommand {
         guard (1...65535).contains(configuration.port) else {
             throw UsageError("the port must be 1 to 65535, not \(configuration.port)")
         }
+        // A limit of nothing would refuse every request: a mistake, not a setting.
+        guard configuration.rateLimitPerMinute > 0, configuration.rateLimitBurst > 0 else {
+            throw UsageError(
+                "the rate limit must be at least 1 request a minute and a burst of 1, not "
+                    + "\(configuration.rateLimitPerMinute) and \(configuration.rateLimitBurst)")
+        }
         if let tokens = configuration.tokensFile { try readable(tokens, "tokens file") }
         if wyoming.address == nil && (!wyoming.httpToo || wyoming.zeroconf) {
             throw UsageError("\(wyoming.httpToo ? "--zeroconf" : "--no-http") needs --wyoming tcp://HOST:PORT")
@@ -226,7 +232,7 @@ enum ServeCommand {
                 host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
                 limits: HTTPServer.Limits(
                     connections: configuration.connectionLimit, idleTimeout: configuration.idleTimeoutSeconds),
-                bodyPolicy: service.bodyPolicy, handler: service.respond)
+                bodyPolicy: service.bodyPolicy, screen: service.screen, handler: service.respond)
             if tokens == nil {
                 FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8))
             }
@@ -241,7 +247,7 @@ enum ServeCommand {
                 local = try HTTPServer(
                     socketPath: path, threads: 1,
                     limits: HTTPServer.Limits(idleTimeout: configuration.idleTimeoutSeconds),
-                    bodyPolicy: service.bodyPolicy, handler: service.respond)
+                    bodyPolicy: service.bodyPolicy, screen: service.screen, handler: service.respond)
                 FileHandle.standardError.write(Data("speak serve: local commands on \(path)\n".utf8))
             } catch {
                 FileHandle.standardError.write(Data("speak serve: no local socket: \(error)\n".utf8))

@@ -303,6 +303,7 @@ final class CommandLineTests {
             (["serve", "--port", "99999", "--voices-dir", "/nonexistent"], 64, "the port must be 1 to 65535"),
             (["serve", "--port", "0", "--voices-dir", "/nonexistent"], 64, "the port must be 1 to 65535"),
             (["serve", "--hash-token", ""], 64, "--hash-token needs a token"),
+            (["serve", "--rate-limit", "0", "--voices-dir", "/nonexistent"], 64, "the rate limit must be at least 1"),
             (["serve", "--tokens", "/nonexistent"], 66, "cannot read tokens file /nonexistent"),
             (["serve", "--config", "/nonexistent.json"], 66, "cannot read config /nonexistent.json"),
             (

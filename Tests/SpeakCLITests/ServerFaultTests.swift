@@ -99,6 +99,64 @@ final class ServerFaultTests {
         #expect((18...20).contains(held.count), "\(held.count) connections held before a refusal")
         #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
         #expect(refused.contains("too_many_connections"))
+        // Whole: as long as it says (a longer claim left clients waiting for bytes that never came).
+        let (head, body) = try #require(Self.split(refused))
+        #expect(head.contains("\r\ncontent-length: \(body.utf8.count)\r\n"), "\(refused)")
+    }
+
+    /// A response's head (lowercased) and body.
+    static func split(_ response: String) -> (head: String, body: String)? {
+        guard let end = response.range(of: "\r\n\r\n") else { return nil }
+        return (response[..<end.upperBound].lowercased(), String(response[end.upperBound...]))
+    }
+
+    /// A server with its own temporary directory, and the upload spool it made there.
+    func serverWithUploads() throws -> (RunningServer, uploads: URL) {
+        let temporary = scratch.appendingPathComponent("tmp-\(UUID())")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        let server = try RunningServer(environment: ["TMPDIR": temporary.path])
+        let spool = try #require(try FileManager.default.contentsOfDirectory(atPath: temporary.path).first)
+        return (server, temporary.appendingPathComponent(spool))
+    }
+
+    @Test("an upload's files are removed once it is answered (200 or 4xx), not hundreds of requests later")
+    func uploadsRemovedWhenAnswered() throws {
+        let (server, uploads) = try serverWithUploads()
+        let garbage = scratch.appendingPathComponent("not-audio.wav")
+        try Data("not audio at all".utf8).write(to: garbage)
+        let audio = TranscriptionServerTests.samples.appendingPathComponent("yes.m4a")
+        for (file, answered) in [(audio, 200...200), (garbage, 400...499)] {
+            let reply = try curl([
+                "-H", "Authorization: Bearer \(server.token)", "-F", "model=whisper-1", "-F", "file=@\(file.path)",
+                "\(server.url)/v1/audio/transcriptions",
+            ])
+            #expect(answered.contains(reply.status), "\(file.lastPathComponent): \(reply.status) \(reply.text)")
+            try poll("\(file.lastPathComponent)'s upload to be removed", seconds: 10) {
+                try FileManager.default.contentsOfDirectory(atPath: uploads.path).isEmpty
+            }
+        }
+    }
+
+    @Test("an upload without a valid token is answered 401 from its head, before a 413: nothing is spooled")
+    func uploadRefusedFromItsHead() throws {
+        let (server, uploads) = try serverWithUploads()
+        // Under the upload limit (a server that took the body in first would wait for it, not
+        // answer), and over it (401 is the answer that helps, not 413).
+        for (path, token, length) in [
+            ("/v1/audio/transcriptions", "wrong", 20_000_000), ("/api/transcribe", nil, 20_000_000),
+            ("/v1/audio/transcriptions", "wrong", 30_000_000),
+        ] {
+            let connection = try RawConnection(port: server.port)
+            // A part begun, and then nothing more.
+            try connection.send(
+                "POST \(path) HTTP/1.1\r\nHost: x\r\n" + (token.map { "Authorization: Bearer \($0)\r\n" } ?? "")
+                    + "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: \(length)\r\n\r\n"
+                    + "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\n\r\n"
+                    + String(repeating: "a", count: 1000))
+            let reply = connection.receive(seconds: 5)
+            #expect(reply.hasPrefix("HTTP/1.1 401"), "\(path), \(length) bytes: \(reply)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: uploads.path).isEmpty, "\(path)")
+        }
     }
 
     @Test(

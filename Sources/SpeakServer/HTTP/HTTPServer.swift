@@ -28,6 +28,9 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         }
     }
     public typealias BodyPolicyProvider = @Sendable (_ method: String, _ path: String) -> BodyPolicy
+    /// A request's head, before any of its body is read: an answer now (a 401, a 404) or `nil`.
+    /// So nobody the handler would refuse can make the server take in (and spool) a body first.
+    public typealias Screen = @Sendable (HTTPRequest) -> HTTPResponse?
 
     /// Bounds on what clients can hold.
     public struct Limits: Sendable {
@@ -51,6 +54,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     public let limits: Limits
     let handler: Handler
     let bodyPolicy: BodyPolicyProvider
+    let screen: Screen
     private var daemon: OpaquePointer?
     private let listener: Int32
     /// Requests begun and not yet completed.
@@ -66,12 +70,13 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     /// Binds `host:port` (port 0 picks a free one) and starts serving.
     public convenience init(
         host: String, port: Int, threads: Int, limits: Limits = Limits(),
-        bodyPolicy: @escaping BodyPolicyProvider, handler: @escaping Handler
+        bodyPolicy: @escaping BodyPolicyProvider, screen: @escaping Screen = { _ in nil },
+        handler: @escaping Handler
     ) throws {
         let (listener, bound) = try Self.listen(host: host, port: port)
         try self.init(
             listener: listener, port: bound, socketPath: nil, threads: threads, limits: limits,
-            bodyPolicy: bodyPolicy, handler: handler)
+            bodyPolicy: bodyPolicy, screen: screen, handler: handler)
     }
 
     /// Listens on a Unix socket at `socketPath` that only this user can open (a 0700 directory,
@@ -79,21 +84,23 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     /// server that died is replaced; one another server is listening on is an error.
     public convenience init(
         socketPath: String, threads: Int, limits: Limits = Limits(),
-        bodyPolicy: @escaping BodyPolicyProvider, handler: @escaping Handler
+        bodyPolicy: @escaping BodyPolicyProvider, screen: @escaping Screen = { _ in nil },
+        handler: @escaping Handler
     ) throws {
         let listener = try Self.listen(socketPath: socketPath)
         try self.init(
             listener: listener, port: 0, socketPath: socketPath, threads: threads, limits: limits,
-            bodyPolicy: bodyPolicy, handler: handler)
+            bodyPolicy: bodyPolicy, screen: screen, handler: handler)
     }
 
     private init(
         listener: Int32, port: Int, socketPath: String?, threads: Int, limits: Limits,
-        bodyPolicy: @escaping BodyPolicyProvider, handler: @escaping Handler
+        bodyPolicy: @escaping BodyPolicyProvider, screen: @escaping Screen, handler: @escaping Handler
     ) throws {
         Self.boundAllocator()
         self.handler = handler
         self.bodyPolicy = bodyPolicy
+        self.screen = screen
         self.limits = limits
         responders = ThreadPool(maximumThreads: limits.responseThreads, name: "speak-respond")
         (self.listener, self.port, self.socketPath) = (listener, port, socketPath)
@@ -215,11 +222,14 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         }
     }
 
-    private static let refusal = Data(
-        ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
-            + "Retry-After: 1\r\nContent-Length: 124\r\n\r\n"
-            + #"{"error":{"code":"too_many_connections","message":"too many open connections","#
-            + #""param":null,"type":"server_error"}}"#).utf8)
+    private static let refusal: Data = {
+        let body =
+            #"{"error":{"code":"too_many_connections","message":"too many open connections","#
+            + #""param":null,"type":"server_error"}}"#
+        return Data(
+            ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                + "Retry-After: 1\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
+    }()
 
     /// A best-effort 503 to a connection over the limit: one non-blocking write, then close.
     private static func refuse(_ client: Int32) {
@@ -386,9 +396,23 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     /// What a request gets once shutdown has ended the rest.
     static let ending = HTTPError(503, "the server is shutting down", code: "shutting_down").response
 
-    /// Called before any of the body is read: framing RFC 9112 forbids, or a declared length over
-    /// the limit, is answered now.
-    fileprivate func refusesUpfront(_ exchange: Exchange) -> HTTPError? {
+    /// Called before any of the body is read: framing RFC 9112 forbids, what `screen` refuses, or a
+    /// declared length over the limit, is answered now.
+    fileprivate func refusesUpfront(_ exchange: Exchange) -> HTTPResponse? {
+        if let error = refusesFraming(exchange) { return error.response }
+        if let answer = screen(exchange.request) { return answer }
+        // Repeated, the lengths agree (framing checked that): the first is the length.
+        let declared = exchange.request.header("Content-Length")?.split(separator: ",").first
+        if let length = declared.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
+            length > exchange.policy.maximumBytes
+        {
+            let limit = exchange.policy.maximumBytes
+            return HTTPError(413, "request body is larger than \(limit) bytes", code: "request_too_large").response
+        }
+        return nil
+    }
+
+    private func refusesFraming(_ exchange: Exchange) -> HTTPError? {
         let request = exchange.request
         let lengths = request.header("Content-Length").map {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -410,10 +434,6 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
                 return HTTPError(
                     501, "transfer coding '\(others)' is not supported; send chunked only", code: "not_implemented")
             }
-        }
-        if let length = lengths?.first.flatMap(Int.init), length > exchange.policy.maximumBytes {
-            let limit = exchange.policy.maximumBytes
-            return HTTPError(413, "request body is larger than \(limit) bytes", code: "request_too_large")
         }
         return nil
     }
@@ -690,7 +710,7 @@ final class Suspensions: @unchecked Sendable {  // guarded by `lock`
 /// Bounded because every job belongs to a connection, and connections are bounded.
 final class ThreadPool: @unchecked Sendable {  // guarded by `condition`
     private let condition = NSCondition()
-    private var jobs: [@Sendable () -> Void] = []
+    private var jobs: [(@Sendable () -> Void)?] = []
     private var next = 0
     private var threads = 0
     private var idle = 0
@@ -723,7 +743,9 @@ final class ThreadPool: @unchecked Sendable {  // guarded by `condition`
                 condition.wait()
                 idle -= 1
             }
-            let job = jobs[next]
+            // Taken out, so what it holds (a request's spooled uploads) goes when it ends.
+            let job = jobs[next]!
+            jobs[next] = nil
             next += 1
             if next > 256 && next * 2 > jobs.count {
                 jobs.removeFirst(next)
@@ -781,7 +803,7 @@ private func accessHandler(
     let exchange = Exchange(request: request, policy: server.bodyPolicy(request.method, request.path))
     state.pointee = Unmanaged.passRetained(exchange).toOpaque()
     server.started()
-    if let refusal = server.refusesUpfront(exchange) { return server.send(refusal.response, on: connection) }
+    if let refusal = server.refusesUpfront(exchange) { return server.send(refusal, on: connection) }
     return MHD_Result.YES
 }
 
