@@ -201,9 +201,9 @@ public final class PiperSynthesizer: Synthesizer {
         // The length scale the model runs with: the voice's (else the config's), scaled by the rate.
         let scale = settings.lengthScale ?? model.config.lengthScale
         let lengthScale = scale > 0 ? scale : 1
-        let rate = min(
-            max(options.effectiveRate, SpeechOptions.rateRange.lowerBound), SpeechOptions.rateRange.upperBound)
-        let speed = Float(Double(rate) / Double(Self.normalRate) / lengthScale)
+        // OpenAI's speed range, 0.25–4 of the normal rate (espeak-ng's 80–450 words per minute is narrower).
+        let factor = min(max(Double(options.effectiveRate) / Double(Self.normalRate), 0.25), 4)
+        let speed = Float(factor / lengthScale)
         let speaker = min(max(settings.speaker ?? 0, 0), max(model.speakers - 1, 0))
         let gain = Float(options.volume) / 100
         let rateHz = model.sampleRate

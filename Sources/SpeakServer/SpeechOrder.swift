@@ -49,13 +49,9 @@ struct SpeechOrder {
         self.voice = voice
         self.pitch = pitch
         self.speed = speed
-        self.rate =
-            rate
-            ?? speed.map {
-                min(
-                    max(Int((Double(voice.rate) * $0).rounded()), SpeechOptions.rateRange.lowerBound),
-                    SpeechOptions.rateRange.upperBound)
-            }
+        // Each engine keeps the rate within what it can do: espeak-ng 80–450 words per minute, a
+        // Piper voice the whole of OpenAI's 0.25–4.
+        self.rate = rate ?? speed.map { Int((Double(voice.rate) * $0).rounded()) }
     }
 
     /// `{"text": "...", "voice": "nadia", "rate": 180, "pitch": 50}` (`/api/speak`, `POST /speak`, `/play`).

@@ -156,6 +156,27 @@ final class OpenAISpeechTests {
         #expect(badInstructions.status == 400)
     }
 
+    @Test("a Piper voice follows the whole of OpenAI's speed range, past espeak-ng's 80–450 words per minute")
+    func piperSpeed() throws {
+        func seconds(_ speed: String) throws -> Double {
+            let reply = try server.authorized([
+                "-H", "Content-Type: application/json", "-d",
+                #"{"model": "tts-1", "voice": "joe", "input": "\#(Self.text)", "speed": \#(speed)}"#,
+                "\(server.url)/v1/audio/speech",
+            ])
+            try #require(reply.status == 200, "\(speed): \(reply.text)")
+            return try PCMBuffer(audio: reply.body).duration
+        }
+        let (slowest, slow, fast, fastest) = (
+            try seconds("0.25"), try seconds("0.5"), try seconds("2"), try seconds("4")
+        )
+        // Twice as long (within the model's own sampling of durations); clamped to 80 words per
+        // minute, 0.25 was 0.46 and hardly longer than 0.5.
+        #expect(slowest / slow > 1.6, "speed 0.25: \(slowest) s, 0.5: \(slow) s")
+        // Shorter, though not twice: the model gives every phoneme a frame at least.
+        #expect(fastest < fast, "speed 2: \(fast) s, 4: \(fastest) s")
+    }
+
     @Test("GET /v1/audio/voices lists our voices and OpenAI's names")
     func voices() throws {
         let reply = try server.authorized(["\(server.url)/v1/audio/voices"])

@@ -123,8 +123,9 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
                 options.voice.name, Self.engineName,
                 "espeak-ng has no voice '\(voice.espeakName)' (espeak-ng --voices lists them)")
         }
-        try EspeakError.check(
-            api.SetParameter(espeakRATE, Int32(options.effectiveRate), 0).rawValue, "espeak_SetParameter(rate)")
+        let rate = min(
+            max(options.effectiveRate, SpeechOptions.rateRange.lowerBound), SpeechOptions.rateRange.upperBound)
+        try EspeakError.check(api.SetParameter(espeakRATE, Int32(rate), 0).rawValue, "espeak_SetParameter(rate)")
         try EspeakError.check(
             api.SetParameter(espeakPITCH, Int32(options.effectivePitch), 0).rawValue, "espeak_SetParameter(pitch)")
         try EspeakError.check(
