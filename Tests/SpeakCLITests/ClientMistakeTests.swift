@@ -94,7 +94,7 @@ final class ServerMistakeTests {
         { (($0.json?["error"] as? [String: Any])?["param"] as? String) }
     }
 
-    @Test("wrong JSON types and a NUL in the text are 400 naming the field")
+    @Test("wrong JSON types, a NUL in the text, and a query that is not UTF-8 are 400")
     func wrongTypes() throws {
         let speech = #""model":"tts-1","input":"Hello""#
         let cases: [(String, String, String)] = [
@@ -115,6 +115,11 @@ final class ServerMistakeTests {
         }
         let query = try server.authorized(["\(server.url)/speak?text=Hello%00world"])
         #expect(query.status == 400, "\(query.text)")
+        // Bytes that are not UTF-8 are not text: repaired, they were spoken as silence, with a 200.
+        let notUTF8 = try server.authorized(["\(server.url)/speak?text=%ff%fe"])
+        #expect(notUTF8.status == 400 && notUTF8.errorMessage?.contains("not UTF-8") == true, "\(notUTF8.text)")
+        let accented = try server.authorized(["\(server.url)/speak?text=Na%20gode%2C%20caf%C3%A9"])
+        #expect(accented.status == 200, "\(accented.text)")
     }
 
     func upload(_ fields: [String: String], file: URL) throws -> HTTPReply {

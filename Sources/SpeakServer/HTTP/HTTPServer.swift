@@ -400,6 +400,10 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     /// declared length over the limit, is answered now.
     fileprivate func refusesUpfront(_ exchange: Exchange) -> HTTPResponse? {
         if let error = refusesFraming(exchange) { return error.response }
+        // Repaired, `?text=%ff` would be spoken as silence, with a 200.
+        if !exchange.request.queryIsUTF8 {
+            return HTTPError(400, "the query is not UTF-8: percent-encode the text's UTF-8 bytes").response
+        }
         if let answer = screen(exchange.request) { return answer }
         // Repeated, the lengths agree (framing checked that): the first is the length.
         let declared = exchange.request.header("Content-Length")?.split(separator: ",").first
@@ -795,11 +799,12 @@ private func accessHandler(
         let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeUnretainedValue()
         return server.handle(connection, exchange, upload: upload, uploadSize: uploadSize)
     }
+    let query = values(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND, lowercased: false)
     var request = HTTPRequest(
         method: String(cString: method), path: originPath(String(cString: url)),
-        query: values(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND, lowercased: false),
-        headers: values(of: connection, kind: MHD_ValueKind.HEADER_KIND, lowercased: true))
+        query: query.0, headers: values(of: connection, kind: MHD_ValueKind.HEADER_KIND, lowercased: true).0)
     request.viaLocalSocket = server.socketPath != nil
+    request.queryIsUTF8 = query.allUTF8
     let exchange = Exchange(request: request, policy: server.bodyPolicy(request.method, request.path))
     state.pointee = Unmanaged.passRetained(exchange).toOpaque()
     server.started()
@@ -853,12 +858,17 @@ private func releaseStream(_ context: UnsafeMutableRawPointer?) {
 
 /// A connection's headers or query arguments. A header sent more than once is joined with ", ",
 /// as RFC 9110 combines repeated fields, so conflicting framing headers can be seen.
-private func values(of connection: OpaquePointer, kind: MHD_ValueKind, lowercased: Bool) -> [String: String] {
+/// The connection's values of `kind`, and whether all were UTF-8 (else they are repaired, U+FFFD
+/// for each bad byte).
+private func values(of connection: OpaquePointer, kind: MHD_ValueKind, lowercased: Bool) -> (
+    [String: String], allUTF8: Bool
+) {
     struct Collected {
         // Room for a usual request's headers: growing a dictionary rehashes it.
         var values = [String: String](minimumCapacity: 12)
         var lowercased: Bool
         var joins: Bool
+        var allUTF8 = true
     }
     var collected = Collected(lowercased: lowercased, joins: kind == MHD_ValueKind.HEADER_KIND)
     // The _n variant gives the lengths: a value with a NUL (`?text=a%00b`) arrives whole, to be refused.
@@ -874,14 +884,15 @@ private func values(of connection: OpaquePointer, kind: MHD_ValueKind, lowercase
                         UnsafeBufferPointer(
                             start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: keySize))
                     : String(cString: key)
-                let text =
-                    value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
-                    ?? ""
+                let bytes = value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) }
+                let valid = bytes.flatMap { String(validating: $0, as: UTF8.self) }
+                if bytes != nil, valid == nil { collected.pointee.allUTF8 = false }
+                let text = valid ?? bytes.map { String(decoding: $0, as: UTF8.self) } ?? ""
                 if let earlier = collected.pointee.values.updateValue(text, forKey: name), collected.pointee.joins {
                     collected.pointee.values[name] = earlier + ", " + text
                 }
                 return MHD_Result.YES
             }, context)
     }
-    return collected.values
+    return (collected.values, collected.allUTF8)
 }
