@@ -207,9 +207,11 @@ public final class SpeechService: Sendable {
             ("Content-Type", order.format.contentType), ("ETag", etag), ("Cache-Control", "public, max-age=86400"),
             ("Vary", "Authorization"),
         ]
+        // Compared weakly, as RFC 9110 asks of If-None-Match: a proxy that compressed the reply
+        // marks its tag weak (W/"…").
         if let ifNoneMatch,
-            ifNoneMatch.split(separator: ",").contains(where: {
-                $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*"
+            ifNoneMatch.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(where: {
+                $0 == etag || $0 == "W/" + etag || $0 == "*"
             })
         {
             return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
