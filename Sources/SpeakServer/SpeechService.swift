@@ -57,34 +57,40 @@ public final class SpeechService: Sendable {
     }
 
     /// The route table: adding an endpoint is one line. 404 and 405 (with `Allow`) follow from it.
-    static let routes: [Route] = [
-        Route(method: "GET", path: "/", open: true) { _, _ in WebPage.response },
-        Route(method: "GET", path: "/health", open: true) { _, _ in .json(["status": "ok"]) },
-        // It synthesises: on the response threads, as replies are, not a connection thread.
-        Route(method: "GET", path: "/ready") { service, _ in HTTPResponse(body: .deferred { service.ready() }) },
-        Route(method: "GET", path: "/voices") { service, _ in service.voices() },
-        Route(method: "GET", path: "/v1/models") { service, _ in service.models() },
-        Route(method: "GET", path: "/v1/audio/voices") { service, _ in service.openAIVoiceList() },
-        Route(method: "POST", path: "/api/speak", freeWhenCached: true) {
-            try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client)
-        },
-        Route(method: "POST", path: "/speak", freeWhenCached: true) {
-            try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client)
-        },
-        // The cacheable, retryable route: answered whole (a URL-sized text), so a proxy can retry it
-        // on another instance until its first byte. The POST routes stream.
-        Route(method: "GET", path: "/speak", freeWhenCached: true) {
-            try $0.speak(
-                SpeechOrder(query: $1.query, service: $0), ifNoneMatch: $1.header("If-None-Match"), client: $1.client,
-                whole: true)
-        },
-        Route(method: "POST", path: "/v1/audio/speech", freeWhenCached: true) {
-            try $0.speak(SpeechOrder(openAI: $1.body, service: $0), client: $1.client)
-        },
-        Route(method: "POST", path: "/play") { try $0.play(SpeechOrder(json: $1.body, service: $0)) },
-        Route(method: "POST", path: "/api/transcribe", body: .upload) { try $0.transcribe($1, openAI: false) },
-        Route(method: "POST", path: "/v1/audio/transcriptions", body: .upload) { try $0.transcribe($1, openAI: true) },
-    ]
+    static let routes: [Route] =
+        [
+            Route(method: "GET", path: "/", open: true) { _, _ in WebPage.response },
+            Route(method: "GET", path: "/health", open: true) { _, _ in .json(["status": "ok"]) },
+            // It synthesises: on the response threads, as replies are, not a connection thread.
+            Route(method: "GET", path: "/ready") { service, _ in HTTPResponse(body: .deferred { service.ready() }) },
+            Route(method: "GET", path: "/voices") { service, _ in service.voices() },
+            Route(method: "GET", path: "/v1/models") { service, _ in service.models() },
+            Route(method: "GET", path: "/v1/audio/voices") { service, _ in service.openAIVoiceList() },
+            Route(method: "POST", path: "/api/speak", freeWhenCached: true) {
+                try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client)
+            },
+            Route(method: "POST", path: "/speak", freeWhenCached: true) {
+                try $0.speak(SpeechOrder(json: $1.body, service: $0), client: $1.client)
+            },
+            // The cacheable, retryable route: answered whole (a URL-sized text), so a proxy can retry it
+            // on another instance until its first byte. The POST routes stream.
+            Route(method: "GET", path: "/speak", freeWhenCached: true) {
+                try $0.speak(
+                    SpeechOrder(query: $1.query, service: $0), ifNoneMatch: $1.header("If-None-Match"),
+                    client: $1.client,
+                    whole: true)
+            },
+            Route(method: "POST", path: "/v1/audio/speech", freeWhenCached: true) {
+                try $0.speak(SpeechOrder(openAI: $1.body, service: $0), client: $1.client)
+            },
+            Route(method: "POST", path: "/play") { try $0.play(SpeechOrder(json: $1.body, service: $0)) },
+            Route(method: "POST", path: "/api/transcribe", body: .upload) { try $0.transcribe($1, openAI: false) },
+            Route(method: "POST", path: "/v1/audio/transcriptions", body: .upload) {
+                try $0.transcribe($1, openAI: true)
+            },
+        ]
+        // One model each, as the openai package's `models.retrieve("tts-1")` asks.
+        + models.map { id in Route(method: "GET", path: "/v1/models/\(id)") { _, _ in .json(model(id)) } }
 
     private static let routesByPath = Dictionary(grouping: routes, by: \.path)
 
@@ -306,10 +312,14 @@ public final class SpeechService: Sendable {
         ])
     }
 
+    private static func model(_ id: String) -> [String: Any] {
+        ["id": id, "object": "model", "created": 0, "owned_by": "speak"]
+    }
+
     private func models() -> HTTPResponse {
         .json([
             "object": "list",
-            "data": Self.models.map { ["id": $0, "object": "model", "created": 0, "owned_by": "speak"] },
+            "data": Self.models.map(Self.model),
         ])
     }
 

@@ -124,6 +124,10 @@ final class ServerTests {
         #expect(voices.contains { $0["name"] as? String == "nadia" && $0["language"] as? String == "ha" })
         let models = try #require(try server.authorized(["\(server.url)/v1/models"]).json?["data"] as? [[String: Any]])
         #expect(models.contains { $0["id"] as? String == "tts-1" })
+        // Each one too, as the openai package's models.retrieve asks; another is a 404.
+        let model = try server.authorized(["\(server.url)/v1/models/tts-1"])
+        #expect(model.status == 200 && model.json?["id"] as? String == "tts-1", "\(model.text)")
+        #expect(try server.authorized(["\(server.url)/v1/models/tts-9"]).status == 404)
     }
 
     @Test("/ready checks the engine")
