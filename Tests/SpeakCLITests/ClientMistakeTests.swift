@@ -148,6 +148,15 @@ final class ServerMistakeTests {
         ])
         #expect(field.status == 400 && errorParam(field) == "file", "\(field.text)")
         #expect(field.errorMessage == "the 'file' part must be a file upload, with a filename", "\(field.text)")
+        // The same past the 64 KiB a field may hold, as any real recording is.
+        let big = server.directory.appendingPathComponent("big.wav")
+        try Data(repeating: 0x61, count: 70_000).write(to: big)
+        let bigField = try server.authorized([
+            "-F", "model=whisper-1", "-F", "file=<\(big.path)", "\(server.url)/v1/audio/transcriptions",
+        ])
+        #expect(bigField.status == 400 && errorParam(bigField) == "file", "\(bigField.text)")
+        #expect(
+            bigField.errorMessage?.hasSuffix("with a filename (curl -F 'file=@note.wav')") == true, "\(bigField.text)")
     }
 
     @Test("an upload longer than maximumAudioSeconds is 413 naming the limit, in WAV and in MP3")

@@ -160,7 +160,12 @@ final class MultipartParser {
             try file.write(contentsOf: bytes)
         } else {
             guard part!.value.count + bytes.count <= maximumFieldBytes else {
-                throw HTTPError(400, "form field '\(part!.name)' is over \(maximumFieldBytes) bytes", param: part!.name)
+                // Most often a file sent as a field (curl's -F "file=<note.wav").
+                let name = part!.name
+                throw HTTPError(
+                    400,
+                    "form field '\(name)' is over \(maximumFieldBytes) bytes: send a file as a file part, "
+                        + "with a filename (curl -F '\(name)=@note.wav')", param: name)
             }
             part!.value += bytes
         }
