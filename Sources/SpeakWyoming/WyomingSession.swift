@@ -57,6 +57,12 @@ final class WyomingSession {
             resampler = Resampler(inputRate: rate, outputRate: WyomingSession.transcriptionRate)
         }
 
+        /// Seconds of audio held, and `bytes` more would add.
+        func seconds(adding bytes: Int) -> Double {
+            Double(samples.count) / Double(WyomingSession.transcriptionRate)
+                + Double((partial.count + bytes) / (width * channels)) / Double(rate)
+        }
+
         /// The sample at `offset` as 16 bits: its two most significant bytes.
         private func sample(_ bytes: [UInt8], at offset: Int) -> Int {
             if width == 1 { return (Int(bytes[offset]) - 128) << 8 }
@@ -152,12 +158,13 @@ final class WyomingSession {
         case "audio-chunk":
             if discarding { return }
             if recording == nil { recording = try startRecording(event) }
-            recording!.append(event.payload)
-            guard recording!.samples.count <= service.limits.audioSeconds * Self.transcriptionRate else {
+            // Checked before the chunk is converted: 8 MiB of 1 kHz 8-bit audio is half a gigabyte at 16 kHz.
+            guard recording!.seconds(adding: event.payload.count) <= Double(service.limits.audioSeconds) else {
                 recording = nil
                 discarding = true
                 throw Refusal(text: "more than \(service.limits.audioSeconds) s of audio", code: "audio-too-long")
             }
+            recording!.append(event.payload)
         case "audio-stop":
             // Refused audio had its error; no audio at all is an empty recording.
             guard !discarding else {

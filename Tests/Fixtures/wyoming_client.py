@@ -286,6 +286,22 @@ async def bad(port):
     return result
 
 
+async def long_chunk(port):
+    """One chunk far over the audio limit at a low rate (8 MiB of 1 kHz 8-bit audio: 2.3 hours)."""
+    async with AsyncTcpClient(HOST, port) as client:
+        await client.write_event(Transcribe(language="en").event())
+        await client.write_event(AudioStart(rate=1000, width=1, channels=1).event())
+        await client.write_event(AudioChunk(rate=1000, width=1, channels=1, audio=bytes(8 << 20)).event())
+        await client.write_event(AudioStop().event())
+        await client.write_event(Describe().event())
+        seen = []
+        while True:
+            event = await read(client)
+            seen.append(event.data.get("code") if Error.is_type(event.type) else event.type)
+            if event.type == "info":
+                return {"events": seen}
+
+
 def main():
     command, port, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     if command == "info":
@@ -309,6 +325,8 @@ def main():
         result = asyncio.run(odd(port))
     elif command == "bad":
         result = asyncio.run(bad(port))
+    elif command == "long-chunk":
+        result = asyncio.run(long_chunk(port))
     else:
         sys.exit(f"unknown command {command}")
     print(json.dumps(result))

@@ -139,6 +139,16 @@ final class WyomingTests {
         #expect(reply["events"] as? [String] == ["unsupported-audio", "info"], "\(reply)")
     }
 
+    @Test("audio over the limit in one chunk is refused before it is converted: the server does not grow")
+    func longChunk() throws {
+        let before = try ServerFaultTests.peakMemory(of: server.process.pid)
+        let reply = try server.client("long-chunk")
+        #expect(reply["events"] as? [String] == ["audio-too-long", "info"], "\(reply)")
+        // The chunk itself is 8 MiB; converted to 16 kHz first, it grew the server by half a gigabyte.
+        let grown = try ServerFaultTests.peakMemory(of: server.process.pid) - before
+        #expect(grown < 64 << 20, "peak RSS grew \(grown >> 20) MB")
+    }
+
     @Test("a rate that is not a number is refused, not taken for 16 kHz; audio-stop alone is an empty transcript")
     func oddAudio() throws {
         let reply = try server.client("odd")
