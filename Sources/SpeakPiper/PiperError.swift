@@ -12,8 +12,8 @@ public enum PiperError: Error, Equatable, CustomStringConvertible, Sendable {
     case runtimeUnavailable(String)
     /// sherpa-onnx refused the model.
     case loadFailed(String)
-    /// sherpa-onnx produced no audio.
-    case generationFailed(String)
+    /// sherpa-onnx produced no audio (the model, what went wrong: a damaged model fails a node).
+    case generationFailed(String, String)
     /// A voice or model file cannot be written while preparing a voice.
     case cannotWrite(String, String)
 
@@ -29,7 +29,8 @@ public enum PiperError: Error, Equatable, CustomStringConvertible, Sendable {
         case .runtimeUnavailable(let reason):
             "the sherpa-onnx runtime is not installed (\(reason)); install it with Scripts/install-piper"
         case .loadFailed(let path): "sherpa-onnx cannot load \(path); \(Self.installHint)"
-        case .generationFailed(let path): "sherpa-onnx produced no audio with \(path)"
+        case .generationFailed(let path, let reason):
+            "sherpa-onnx cannot run \(path) (\(reason)): is it damaged? \(Self.installHint)"
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         }
     }

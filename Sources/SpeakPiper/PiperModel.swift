@@ -73,7 +73,9 @@ final class PiperModel: @unchecked Sendable {
                         settings.model.num_threads = Int32(session.threads)
                         settings.model.provider = provider
                         settings.max_num_sentences = 1
-                        return library.api.CreateOfflineTts(&settings)
+                        var api = library.api
+                        var error = [CChar](repeating: 0, count: 512)
+                        return speak_sherpa_onnx_create(&api, &settings, &error, error.count)
                     }
                 }
             }
@@ -92,6 +94,8 @@ final class PiperModel: @unchecked Sendable {
         defer { slots.signal() }
         generated.add(1, ordering: .relaxed)
         var count = Int32(phonemes.count)
+        var api = library.api
+        var error = [CChar](repeating: 0, count: 512)
         let audio = phonemes.withUnsafeBufferPointer { scalars in
             withUnsafePointer(to: &count) { lengths in
                 "".withCString { text in
@@ -102,11 +106,16 @@ final class PiperModel: @unchecked Sendable {
                     settings.phoneme_codepoints = scalars.baseAddress
                     settings.phoneme_codepoints_lens = lengths
                     settings.phoneme_codepoints_num_sentences = 1
-                    return library.api.OfflineTtsGenerateWithConfig(tts, text, &settings, nil, nil)
+                    return speak_sherpa_onnx_generate(&api, tts, text, &settings, &error, error.count)
                 }
             }
         }
-        guard let audio else { throw .generationFailed(files.model.path) }
+        guard let audio else {
+            // ONNX Runtime's message, to its first line: the rest is its source position.
+            let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let reason = message.split(separator: "\n").first.map(String.init) ?? ""
+            throw .generationFailed(files.model.path, reason.isEmpty ? "no audio" : reason)
+        }
         defer { library.api.DestroyOfflineTtsGeneratedAudio(audio) }
         let samples = UnsafeBufferPointer(start: audio.pointee.samples, count: Int(max(audio.pointee.n, 0)))
         return Array(samples)

@@ -225,7 +225,14 @@ public final class PiperSynthesizer: Synthesizer {
         defer { pipeline.cancelAndWait() }
         var done = 0
         while let next = pipeline.take() {
-            let samples = Self.pcm(try next.get(), gain: gain, sampleRate: rateHz)
+            let audio: [Float]
+            do {
+                audio = try next.get()
+            } catch {
+                // The model loaded but cannot run: damaged (65, and 503 for this voice alone).
+                throw SynthesisError.modelDamaged(engine: Self.engineName, reason: "voice '\(voice.name)': \(error)")
+            }
+            let samples = Self.pcm(audio, gain: gain, sampleRate: rateHz)
             try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: rateHz)) }
             done += 1
             onProgress?(Double(done) / Double(pieces.count))

@@ -94,6 +94,7 @@ enum VoicesCommand {
             settings: .object([
                 "model": .string(prepared.model.lastPathComponent), "speaker": .number(Double(speakerID)),
             ]))
+        try tryOut(voice, from: model, prepared: prepared, models: models)
         let file = voices.appendingPathComponent("\(voiceName).json")
         do {
             try FileSystem.makeDirectories(voices.path)
@@ -111,6 +112,25 @@ enum VoicesCommand {
     }
 
     /// `en_US-joe-medium.onnx` → `joe`: Piper's LANG_REGION-NAME-QUALITY, else the file's name.
+    /// Speaks a word with the voice: a model can be whole as a file and still fail to run (one
+    /// damaged weight fails a node), and the voice installed must speak. A damaged model is taken
+    /// out of the models directory again (what was copied there, never the user's own file).
+    /// Without the runtime here it cannot be tried, and is installed as before.
+    static func tryOut(_ voice: Voice, from model: URL, prepared: PiperVoicePreparation.Prepared, models: URL) throws {
+        do {
+            try PiperSynthesizer(modelDirectories: [models]).synthesize(
+                "Hello.", options: SpeechOptions(voice: voice), onProgress: nil
+            ) { _ in }
+        } catch SynthesisError.modelDamaged(_, let reason) {
+            if prepared.model != model.standardizedFileURL {
+                for file in [prepared.model, prepared.config, prepared.tokens] {
+                    try? FileManager.default.removeItem(at: file)
+                }
+            }
+            throw InputError(code: .dataError, message: "\(model.path) does not run: \(reason)")
+        } catch {}
+    }
+
     static func defaultName(of model: URL) -> String {
         let parts = model.deletingPathExtension().lastPathComponent.split(separator: "-")
         return parts.count == 3 ? String(parts[1]) : model.deletingPathExtension().lastPathComponent

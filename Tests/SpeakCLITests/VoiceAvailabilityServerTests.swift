@@ -23,4 +23,37 @@ struct VoiceAvailabilityServerTests {
         #expect(ready.text.contains("voice:ghost"), "the missing voice is reported: \(ready.text)")
         _ = server.stop()
     }
+
+    @Test(
+        "a model that fails when it runs is a 503 for its voice; the server lives on and the others answer",
+        .enabled(if: WyomingTests.joeInstalled))
+    func damagedModelIsItsOwn503() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID())")
+        let models = directory.appendingPathComponent("models")
+        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // joe as installed (prepared), with 4 KiB of its weights overwritten: it loads, then fails a node.
+        let installed = URL(fileURLWithPath: "/usr/local/share/speak/models")
+        for suffix in [".onnx", ".onnx.json", ".tokens.txt"] {
+            try FileManager.default.copyItem(
+                at: installed.appendingPathComponent("en_US-joe-medium" + suffix),
+                to: models.appendingPathComponent("en_US-bad-medium" + suffix))
+        }
+        let file = try FileHandle(forWritingTo: models.appendingPathComponent("en_US-bad-medium.onnx"))
+        try file.seek(toOffset: 20_000_000)
+        try file.write(contentsOf: Data(repeating: 0xFF, count: 4096))
+        try file.close()
+        try Data(#"{"name":"bad","language":"en-US","engine":"piper","piper":{"model":"en_US-bad-medium.onnx"}}"#.utf8)
+            .write(to: directory.appendingPathComponent("bad.json"))
+        let server = try RunningServer(["--voices-dir", directory.path], environment: ["SPEAK_MODELS": models.path])
+        for _ in 0..<2 {
+            let bad = try server.authorized(["-d", #"{"text": "Hello.", "voice": "bad"}"#, "\(server.url)/api/speak"])
+            #expect(bad.status == 503, "\(bad.status): \(bad.text)")
+            #expect(bad.text.contains("damaged"), "\(bad.text)")
+        }
+        let nadia = try server.authorized(["-d", #"{"text": "Sannu.", "voice": "nadia"}"#, "\(server.url)/api/speak"])
+        #expect(nadia.status == 200)
+        let stopped = server.stop()
+        #expect(stopped.signal == nil && stopped.status == 0, "the server died: \(stopped.stderr.suffix(300))")
+    }
 }

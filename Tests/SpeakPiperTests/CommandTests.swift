@@ -100,6 +100,51 @@ final class CommandTests {
             result.stderr.hasPrefix("speak: ") && result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
     }
 
+    /// joe as it is installed, with 4 KiB of its weights overwritten: whole as an ONNX file, it
+    /// fails a node (a Reshape) when it runs.
+    static func damagedInside(named name: String, in directory: URL) throws -> URL {
+        let model = try Joe.original(named: name, in: directory)
+        let file = try FileHandle(forWritingTo: model)
+        try file.seek(toOffset: 20_000_000)
+        try file.write(contentsOf: Data(repeating: 0xFF, count: 4096))
+        try file.close()
+        return model
+    }
+
+    @Test("a model damaged inside: voices install refuses it (65) and takes its copy out; speaking with it is 65")
+    func damagedInside() throws {
+        let incoming = scratch.appendingPathComponent("incoming")
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        let model = try Self.damagedInside(named: "en_US-bad-medium.onnx", in: incoming)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = scratch.appendingPathComponent("data").path
+        let installed = try Command.run([full, "voices", "install", model.path], environment: environment)
+        // Uncaught, ONNX Runtime's exception ended the process (134) after a 0 for the install.
+        #expect(installed.status == 65, "\(installed.stderr)")
+        // speak's own error is one line (ONNX Runtime logs its own before it).
+        let lines = installed.stderr.split(separator: "\n").filter { $0.hasPrefix("speak: ") }
+        #expect(lines.count == 1 && lines[0].contains("does not run"), "\(installed.stderr)")
+        let models = scratch.appendingPathComponent("data/speak/models")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: models.path))?.isEmpty ?? true)
+        #expect(
+            !FileManager.default.fileExists(atPath: scratch.appendingPathComponent("data/speak/voices/bad.json").path))
+
+        // Prepared in place and named by a voice: speaking with it is 65 too, never an abort.
+        let prepared = scratch.appendingPathComponent("prepared")
+        try PiperVoicePreparation.prepare(model: model, into: prepared)
+        let voices = scratch.appendingPathComponent("voices")
+        try FileManager.default.createDirectory(at: voices, withIntermediateDirectories: true)
+        try Data(#"{"name":"bad","language":"en-US","engine":"piper","piper":{"model":"en_US-bad-medium.onnx"}}"#.utf8)
+            .write(to: voices.appendingPathComponent("bad.json"))
+        environment["SPEAK_MODELS"] = prepared.path
+        let output = scratch.appendingPathComponent("bad.wav").path
+        let spoken = try Command.run(
+            [full, "--voices-dir", voices.path, "-v", "bad", "-o", output, "Hello."], environment: environment)
+        #expect(spoken.status == 65, "\(spoken.stderr)")
+        #expect(spoken.stderr.split(separator: "\n").last?.hasPrefix("speak: ") == true, "\(spoken.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     @Test("speak voices install prepares a user's Piper voice; it then speaks by its name")
     func installsVoice() throws {
         let incoming = scratch.appendingPathComponent("incoming")

@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include "sherpa-onnx-c-api.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct SpeakSherpaOnnx {
     __typeof__(SherpaOnnxGetVersionStr) *GetVersionStr;
     __typeof__(SherpaOnnxCreateOfflineTts) *CreateOfflineTts;
@@ -25,5 +29,19 @@ typedef struct SpeakSherpaOnnx {
 /// Opens the library at `path` (RTLD_NOW | RTLD_LOCAL) and fills `api`. Returns 0, or -1 with a
 /// one-line reason (dlerror's, or the missing symbol) in `error`. The handle is never closed.
 int speak_sherpa_onnx_open(const char *path, SpeakSherpaOnnx *api, char *error, size_t error_size);
+
+/// `api->CreateOfflineTts(config)` and `api->OfflineTtsGenerateWithConfig(tts, text, config, NULL,
+/// NULL)`, catching what they throw. sherpa-onnx's C API lets C++ exceptions out (ONNX Runtime's,
+/// when a damaged model fails a node at run time); uncaught, one ends the process, and a server
+/// with every client. They return NULL then, with the exception's message in `error`.
+const SherpaOnnxOfflineTts *speak_sherpa_onnx_create(
+    const SpeakSherpaOnnx *api, const SherpaOnnxOfflineTtsConfig *config, char *error, size_t error_size);
+const SherpaOnnxGeneratedAudio *speak_sherpa_onnx_generate(
+    const SpeakSherpaOnnx *api, const SherpaOnnxOfflineTts *tts, const char *text,
+    const SherpaOnnxGenerationConfig *config, char *error, size_t error_size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
