@@ -11,6 +11,9 @@ final class WyomingSession {
     private let descriptor: Int32
     /// Text coming in pieces, between `synthesize-start` and `synthesize-stop`.
     private var stream: TextStream?
+    /// The stream was refused (its error sent): its chunks, Home Assistant's whole-text synthesize
+    /// and its stop get no more errors of their own, one mistake being one error.
+    private var refusedStream = false
     /// Audio coming in for transcription, between `audio-start` and `audio-stop`.
     private var recording: Recording?
     /// Set when a recording was refused as too long: its remaining chunks are dropped until its
@@ -34,6 +37,8 @@ final class WyomingSession {
         var voice: Voice
         var ssml: Bool
         var splitter = SentenceSplitter()
+        /// SSML is not split into sentences (a cut would unbalance its tags): it is spoken whole at the stop.
+        var markup = ""
         var characters = 0
         /// Every sentence's audio goes out at the first one's rate.
         var rate: Int?
@@ -124,30 +129,40 @@ final class WyomingSession {
         case "ping": try send(WyomingEvent("pong", event.string("text").map { ["text": .string($0)] } ?? [:]))
         case "synthesize":
             // Home Assistant sends the whole text again inside a stream, for servers that do not stream.
-            guard stream == nil else { return }
+            guard stream == nil, !refusedStream else { return }
             let text = event.string("text") ?? ""
             try checkLength(text.count)
             try speakWhole(text, voice: try voice(event.object("voice")), ssml: event.string("text_format") == "ssml")
         case "synthesize-start":
+            stream = nil
+            // Refused until its voice is found: an unknown one leaves the stream refused.
+            refusedStream = true
             stream = TextStream(voice: try voice(event.object("voice")), ssml: event.string("text_format") == "ssml")
+            refusedStream = false
         case "synthesize-chunk":
             guard var current = stream else {
+                if refusedStream { return }
                 throw Refusal(text: "synthesize-chunk without synthesize-start", code: "no-stream")
             }
             let text = event.string("text") ?? ""
             current.characters += text.count
             guard current.characters <= service.limits.textCharacters else {
                 stream = nil
+                refusedStream = true
                 throw Refusal(
                     text: "the stream's text is longer than \(service.limits.textCharacters) characters",
                     code: "text-too-long")
             }
-            let sentences = current.splitter.add(text)
+            if current.ssml { current.markup += text }
+            let sentences = current.ssml ? [] : current.splitter.add(text)
             stream = current
             for sentence in sentences { try speakSentence(sentence) }
         case "synthesize-stop":
-            if let last = stream?.splitter.finish() { try speakSentence(last) }
+            if var current = stream, let last = current.ssml ? current.markup : current.splitter.finish() {
+                try speakSentence(last)
+            }
             stream = nil
+            refusedStream = false
             try send(WyomingEvent("synthesize-stopped"))
         case "transcribe":
             language = event.string("language")

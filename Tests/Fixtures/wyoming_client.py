@@ -302,6 +302,41 @@ async def long_chunk(port):
                 return {"events": seen}
 
 
+SSML = ('<speak><prosody rate="x-slow">One sentence here. Another sentence here. A third one here.'
+        '</prosody></speak>')
+
+
+async def ssml(port):
+    """The same SSML whole, and streamed a word a chunk: samples of each."""
+    async with AsyncTcpClient(HOST, port) as client:
+        await client.write_event(Event(type="synthesize", data={"text": SSML, "text_format": "ssml"}))
+        _, _, whole = await collect_audio(client, "audio-stop")
+        await client.write_event(Event(type="synthesize-start", data={"text_format": "ssml"}))
+        for word in SSML.split(" "):
+            await client.write_event(SynthesizeChunk(text=word + " ").event())
+        await client.write_event(SynthesizeStop().event())
+        _, _, streamed = await collect_audio(client, "synthesize-stopped")
+    return {"whole": len(whole) // 2, "streamed": len(streamed) // 2}
+
+
+async def refused_stream(port):
+    """A stream whose voice is unknown, sent on as Home Assistant would: every event it answers."""
+    async with AsyncTcpClient(HOST, port) as client:
+        await client.write_event(SynthesizeStart(voice=SynthesizeVoice(name="no-such-voice")).event())
+        for word in ["Hello", " there.", " How", " are", " you?"]:
+            await client.write_event(SynthesizeChunk(text=word).event())
+        await client.write_event(Synthesize(text="Hello there. How are you?",
+                                            voice=SynthesizeVoice(name="no-such-voice")).event())
+        await client.write_event(SynthesizeStop().event())
+        await client.write_event(Describe().event())
+        seen = []
+        while True:
+            event = await read(client)
+            seen.append(event.data.get("code") if Error.is_type(event.type) else event.type)
+            if event.type == "info":
+                return {"events": seen}
+
+
 def main():
     command, port, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     if command == "info":
@@ -325,6 +360,10 @@ def main():
         result = asyncio.run(odd(port))
     elif command == "bad":
         result = asyncio.run(bad(port))
+    elif command == "ssml":
+        result = asyncio.run(ssml(port))
+    elif command == "refused-stream":
+        result = asyncio.run(refused_stream(port))
     elif command == "long-chunk":
         result = asyncio.run(long_chunk(port))
     else:

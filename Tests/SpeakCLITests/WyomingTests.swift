@@ -139,6 +139,21 @@ final class WyomingTests {
         #expect(reply["events"] as? [String] == ["unsupported-audio", "info"], "\(reply)")
     }
 
+    @Test("SSML streamed a word a chunk is spoken as it is whole: not cut into sentences, which unbalances its tags")
+    func streamedSSML() throws {
+        let reply = try server.client("ssml")
+        let whole = try #require(reply["whole"] as? Int)
+        let streamed = try #require(reply["streamed"] as? Int)
+        // Cut, only the first sentence was slow: 4.4 s of audio for 7.4 s.
+        #expect(whole > 0 && abs(Double(streamed - whole)) < Double(whole) * 0.02, "\(streamed) for \(whole) samples")
+    }
+
+    @Test("a stream refused at its start gets one error, not one per chunk and another for the whole text")
+    func refusedStream() throws {
+        let reply = try server.client("refused-stream")
+        #expect(reply["events"] as? [String] == ["unknown-voice", "synthesize-stopped", "info"], "\(reply)")
+    }
+
     @Test("audio over the limit in one chunk is refused before it is converted: the server does not grow")
     func longChunk() throws {
         let before = try ServerFaultTests.peakMemory(of: server.process.pid)
