@@ -109,12 +109,13 @@ package func runReporting(as command: String = "speak", _ body: () throws -> Voi
         print(help.text)
         return ExitCode.success.rawValue
     } catch let needs as NeedsFullExecutable {
-        Handover.toFullExecutable(Array(CommandLine.arguments.dropFirst()), because: needs.reason)
+        Handover.toFullExecutable(because: needs.reason)
     } catch let reported as AlreadyReported {
         return reported.code.rawValue
     } catch {
         let (code, message) = ExitCode.report(error)
-        writeToStandardError("\(command): \(message)\n")
+        // One line, whatever it quotes (a file name may hold a newline).
+        writeToStandardError("\(command): \(message.replacing("\n", with: "\\n"))\n")
         return code.rawValue
     }
 }

@@ -32,13 +32,14 @@ package enum Handover {
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    /// Replaces this process with `speak-full` and the same arguments; returns only on failure.
-    package static func toFullExecutable(_ arguments: [String], because reason: String) -> Never {
+    /// Replaces this process with `speak-full` and the same arguments, as their bytes came (Swift's
+    /// Strings repair what is not UTF-8, which `speak-full` must see to refuse); returns only on failure.
+    package static func toFullExecutable(because reason: String) -> Never {
         guard let full = fullExecutable() else {
             writeToStandardError("speak: \(reason) needs \(fullExecutableName), which is not installed beside speak\n")
             exit(ExitCode.unavailable.rawValue)
         }
-        let argv = ([full.path] + arguments).map { strdup($0) } + [nil]
+        let argv = [strdup(full.path)] + (1..<Int(CommandLine.argc)).map { strdup(CommandLine.unsafeArgv[$0]!) } + [nil]
         execv(full.path, argv)
         writeToStandardError("speak: cannot run \(full.path): \(String(cString: strerror(errno)))\n")
         exit(ExitCode.unavailable.rawValue)

@@ -29,6 +29,7 @@ package final class OutputFile {
             return
         }
         self.path = path
+        try RawArguments.checkFileName(path)
         var status = stat()
         let exists = stat(path, &status) == 0
         let type = status.st_mode & S_IFMT

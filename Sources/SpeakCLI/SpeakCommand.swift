@@ -148,8 +148,10 @@ package struct SpeakCommand {
             let path = file == "-" ? nil : file
             data = try Self.read(path, limit: Self.maximumTextBytes, verb: "read", tooLarge: tooLarge)
         } else if !options.words.isEmpty {
-            // Swift repairs invalid UTF-8 in argv; the raw bytes tell.
-            guard Self.argumentsAreUTF8 else { throw InputError(code: .dataError, message: "text is not UTF-8") }
+            // Swift repairs invalid UTF-8 in argv; the raw bytes tell (of the words, not a file name's).
+            guard !options.words.contains(where: RawArguments.wasRepaired) else {
+                throw InputError(code: .dataError, message: "text is not UTF-8")
+            }
             data = Data(options.words.joined(separator: " ").utf8)
         } else if isatty(STDIN_FILENO) == 0 {
             data = try Self.read(nil, limit: Self.maximumTextBytes, verb: "read", tooLarge: tooLarge)
@@ -171,13 +173,6 @@ package struct SpeakCommand {
         return text
     }
 
-    /// Whether every argument arrived as valid UTF-8.
-    private static var argumentsAreUTF8: Bool {
-        (1..<Int(CommandLine.argc)).allSatisfy { index in
-            CommandLine.unsafeArgv[index].map { String(validatingCString: $0) != nil } ?? true
-        }
-    }
-
     /// The bytes of `path` (standard input if `nil`), refusing a directory ("cannot `verb` it") and
     /// reading no more than `limit` bytes: `/dev/zero` or an endless pipe is "too large", not a hang.
     private static func read(
@@ -185,6 +180,7 @@ package struct SpeakCommand {
     ) throws -> Data {
         let file: Int32
         if let path {
+            try RawArguments.checkFileName(path)
             var status = stat()
             if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
                 throw InputError(code: .noInput, message: "cannot \(verb) \(path): it is a directory")

@@ -82,6 +82,7 @@ enum TranscribeCommand {
             guard !pending || files.isEmpty else {
                 throw UsageError("--pending retries the spool and takes no files")
             }
+            for name in files + [output].compactMap({ $0 }) { try RawArguments.checkFileName(name) }
         }
 
         var options: TranscriptionOptions { TranscriptionOptions(language: language, expectedPhrases: expect) }

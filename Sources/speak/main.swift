@@ -16,7 +16,7 @@ let light = CommandLineTool(
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "serve", "transcribe", "record", "ask", "voices":
-    Handover.toFullExecutable(arguments, because: "speak \(arguments[0])")
+    Handover.toFullExecutable(because: "speak \(arguments[0])")
 case "worker" where arguments.count == 1:
     exit(SynthesisWorkerCommand.main())
 default:

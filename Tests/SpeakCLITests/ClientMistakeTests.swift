@@ -52,6 +52,24 @@ final class ClientMistakeTests {
         let latin1 = try speak(["-o", output], lastArgument: Array("caf".utf8) + [0xE9])
         #expect(latin1.status == 65, "\(latin1.stderr)")
         #expect(latin1.stderr == "speak: text is not UTF-8\n", "\(latin1.stderr)")
+        // A file name that is not UTF-8 is refused as such: it is not the text, and repaired it
+        // names another file (speak -o wrote caf\u{FFFD}.wav; transcribe found no such file).
+        let name = Array(scratch.appendingPathComponent("caf").path.utf8) + [0xE9] + Array(".wav".utf8)
+        let octal = name.map { "\\" + String($0, radix: 8) }.joined()
+        let yes = ClientMistakeTests.samples.appendingPathComponent("yes.wav").path
+        for command in [#""$0" -o "$name" Hello"#, #""$0" transcribe "$name""#, #""$0" transcribe -o "$name" "$1""#] {
+            let script = "name=\"$(printf '\(octal)')\"; exec " + command
+            let result = try Subprocess.run("/bin/sh", ["-c", script, Speak.executable, yes])
+            #expect(result.status == 64, "\(command): \(result.stderr)")
+            #expect(
+                result.stderr.hasSuffix("is not UTF-8: speak takes UTF-8 names (rename the file)\n")
+                    && result.stderr.split(separator: "\n").count == 1, "\(command): \(result.stderr)")
+        }
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.contains("\u{FFFD}") })
+        // A file name with a newline in it keeps the error to one line.
+        let newline = try Speak.run(["-f", "/nonexistent/a\nb.txt"])
+        #expect(newline.status == 66 && newline.stderr.split(separator: "\n").count == 1, "\(newline.stderr)")
     }
 
     @Test("a word ending in .mp3 is spoken when no such file exists; a file that is not audio says so")
