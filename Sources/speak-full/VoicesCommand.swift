@@ -53,6 +53,8 @@ enum VoicesCommand {
             }
             let files = found.flatMap(\.1)
             if name != nil, files.count > 1 { throw UsageError("--name names one voice, not \(files.count)") }
+            // Every config read before any voice is installed: one bad voice in a directory installs none.
+            for file in files { _ = try config(of: file) }
             for file in files {
                 let line = try install(file, name: name, speaker: speaker, models: models, voices: voices)
                 print(line)
@@ -62,17 +64,7 @@ enum VoicesCommand {
 
     /// Prepares `model`, writes its voice file, and returns the line that reports it.
     static func install(_ model: URL, name: String?, speaker: String?, models: URL, voices: URL) throws -> String {
-        func reported(_ error: PiperError) -> InputError {
-            switch error {
-            case .cannotWrite: InputError(code: .cannotCreate, message: error.description)
-            case .configMissing: InputError(code: .noInput, message: error.description)
-            default: InputError(code: .dataError, message: error.description)
-            }
-        }
-        let config: PiperVoiceConfig
-        do {
-            config = try PiperVoiceConfig(contentsOf: PiperVoicePreparation.configFile(for: model))
-        } catch { throw reported(error) }
+        let config = try config(of: model)
         // Checked before anything is copied into the models directory.
         var speakerID = 0
         if let speaker {
@@ -82,6 +74,12 @@ enum VoicesCommand {
                 throw UsageError("no speaker '\(speaker)' in \(model.lastPathComponent) (\(known))")
             }
             speakerID = id
+        }
+        // Made before the model is copied: a voices directory that cannot be made leaves no model behind.
+        do {
+            try FileSystem.makeDirectories(voices.path)
+        } catch {
+            throw InputError(code: .cannotCreate, message: "cannot make \(voices.path): \(error.description)")
         }
         let prepared: PiperVoicePreparation.Prepared
         do { prepared = try PiperVoicePreparation.prepare(model: model, into: models) } catch { throw reported(error) }
@@ -97,11 +95,6 @@ enum VoicesCommand {
         try tryOut(voice, from: model, prepared: prepared, models: models)
         let file = voices.appendingPathComponent("\(voiceName).json")
         do {
-            try FileSystem.makeDirectories(voices.path)
-        } catch {
-            throw InputError(code: .cannotCreate, message: "cannot make \(voices.path): \(error.description)")
-        }
-        do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try encoder.encode(voice).write(to: file, options: .atomic)
@@ -112,6 +105,20 @@ enum VoicesCommand {
     }
 
     /// `en_US-joe-medium.onnx` → `joe`: Piper's LANG_REGION-NAME-QUALITY, else the file's name.
+    static func reported(_ error: PiperError) -> InputError {
+        switch error {
+        case .cannotWrite: InputError(code: .cannotCreate, message: error.description)
+        case .configMissing: InputError(code: .noInput, message: error.description)
+        default: InputError(code: .dataError, message: error.description)
+        }
+    }
+
+    static func config(of model: URL) throws -> PiperVoiceConfig {
+        do { return try PiperVoiceConfig(contentsOf: PiperVoicePreparation.configFile(for: model)) } catch {
+            throw reported(error)
+        }
+    }
+
     /// Speaks a word with the voice: a model can be whole as a file and still fail to run (one
     /// damaged weight fails a node), and the voice installed must speak. A damaged model is taken
     /// out of the models directory again (what was copied there, never the user's own file).

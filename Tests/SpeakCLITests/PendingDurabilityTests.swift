@@ -43,6 +43,19 @@ final class PendingDurabilityTests {
         return result
     }
 
+    @Test("--keep over a kept recording of the same name replaces it: the recording is not left pending")
+    func keepReplaces() throws {
+        try FileManager.default.removeItem(at: spool.directory.appendingPathComponent("20260101-000001.000-second.wav"))
+        let first = spool.directory.appendingPathComponent("20260101-000000.000-first.wav")
+        try FileManager.default.createDirectory(at: spool.doneDirectory, withIntermediateDirectories: true)
+        try Data("an earlier copy".utf8).write(to: spool.doneDirectory.appendingPathComponent(first.lastPathComponent))
+        let recording = try Data(contentsOf: first)
+        let result = try Speak.run(["transcribe", "--pending", "--keep"], environment: environment)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        #expect(spool.pending.isEmpty, "left pending, to be printed again by the next --pending")
+        #expect(try Data(contentsOf: spool.doneDirectory.appendingPathComponent(first.lastPathComponent)) == recording)
+    }
+
     @Test("the first text reached standard output before its recording was deleted")
     func standardOutput() throws {
         let result = try killedAfterFirst([])

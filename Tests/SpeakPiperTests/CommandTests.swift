@@ -227,5 +227,24 @@ final class CommandTests {
                 [full, "voices", "install", flag, "/dev/null/dir", alpha.path], environment: environment)
             #expect(refused.status == 73 && refused.stderr == "speak: \(message)\n", "\(refused.stderr)")
         }
+        // The voices directory is made before the model is copied: refused, nothing is left behind.
+        let models = scratch.appendingPathComponent("other-models")
+        let noVoices = try Command.run(
+            [full, "voices", "install", "--models-dir", models.path, "--voices-dir", "/dev/null/dir", alpha.path],
+            environment: environment)
+        #expect(noVoices.status == 73, "\(noVoices.stderr)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: models.path)) ?? []).isEmpty)
+
+        // A directory with one bad config installs none of its voices, not those before it.
+        let mixed = scratch.appendingPathComponent("mixed")
+        try FileManager.default.createDirectory(at: mixed, withIntermediateDirectories: true)
+        _ = try Joe.original(named: "aaa.onnx", in: mixed)
+        try Data(repeating: 0, count: 4096).write(to: mixed.appendingPathComponent("bbb.onnx"))
+        try Data("not JSON".utf8).write(to: mixed.appendingPathComponent("bbb.onnx.json"))
+        environment["XDG_DATA_HOME"] = scratch.appendingPathComponent("data-mixed").path
+        let partly = try Command.run([full, "voices", "install", mixed.path], environment: environment)
+        #expect(partly.status == 65, "\(partly.stderr)")
+        let voices = scratch.appendingPathComponent("data-mixed/speak/voices")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: voices.path)) ?? []).isEmpty)
     }
 }

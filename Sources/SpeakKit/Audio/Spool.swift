@@ -39,7 +39,10 @@ public struct Spool: Sendable, Equatable {
     public func markDone(_ url: URL, keep: Bool) throws {
         if keep {
             try FileManager.default.createDirectory(at: doneDirectory, withIntermediateDirectories: true)
-            try FileManager.default.moveItem(at: url, to: doneDirectory.appendingPathComponent(url.lastPathComponent))
+            // rename(2): a kept copy of the same name (a recording kept once, then retried) is
+            // replaced, where moving refused and left the recording pending, to be printed again.
+            let kept = doneDirectory.appendingPathComponent(url.lastPathComponent)
+            guard rename(url.path, kept.path) == 0 else { throw SystemCallError("rename") }
         } else {
             try FileManager.default.removeItem(at: url)
         }
