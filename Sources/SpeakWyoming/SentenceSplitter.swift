@@ -11,14 +11,32 @@ public struct SentenceSplitter: Sendable {
 
     /// Adds `text` and returns the sentences it completed, trimmed.
     public mutating func add(_ text: String) -> [String] {
+        // What is pending ends no sentence, but its last characters may, once more text comes (a
+        // full stop waiting for its space, a newline for the next): only they are scanned again,
+        // so a long stream of small pieces costs its length, not its length squared.
+        var resume = pending.endIndex
+        if resume > pending.startIndex { resume = pending.index(before: resume) }
+        while resume > pending.startIndex, Self.mayEndLater(pending[pending.index(before: resume)]) {
+            resume = pending.index(before: resume)
+        }
+        let offset = pending.utf8.distance(from: pending.startIndex, to: resume)
         pending += text
+        var start = pending.utf8.index(pending.startIndex, offsetBy: offset)
         var sentences: [String] = []
-        while let end = Self.endOfFirstSentence(in: pending) {
+        while let end = endOfFirstSentence(in: pending, from: start) {
             let sentence = pending[..<end].trimmingWhitespace
             pending = String(pending[end...])
+            start = pending.startIndex
             if !sentence.isEmpty { sentences.append(sentence) }
         }
         return sentences
+    }
+
+    /// Characters scanned for sentence ends so far (the tests' window into the cost).
+    private(set) var scanned = 0
+
+    private static func mayEndLater(_ character: Character) -> Bool {
+        terminators.contains(character) || closers.contains(character) || character == "\n"
     }
 
     /// What is left when the text ends: the last sentence, if it has any words.
@@ -31,10 +49,12 @@ public struct SentenceSplitter: Sendable {
     private static let terminators: Set<Character> = [".", "!", "?", "…", "。", "！", "？"]
     private static let closers: Set<Character> = ["\"", "'", "”", "’", ")", "]", "»"]
 
-    /// The index just after the first complete sentence's end, if the text has one yet.
-    private static func endOfFirstSentence(in text: String) -> String.Index? {
-        var index = text.startIndex
+    /// The index just after the first complete sentence's end at or after `start`, if the text has
+    /// one yet.
+    private mutating func endOfFirstSentence(in text: String, from start: String.Index) -> String.Index? {
+        var index = start
         while index < text.endIndex {
+            scanned += 1
             let character = text[index]
             if character == "\n", let next = text.index(index, offsetBy: 1, limitedBy: text.endIndex),
                 next < text.endIndex,
@@ -42,14 +62,14 @@ public struct SentenceSplitter: Sendable {
             {
                 return next
             }
-            if terminators.contains(character) {
+            if Self.terminators.contains(character) {
                 var end = text.index(after: index)
-                while end < text.endIndex, terminators.contains(text[end]) || closers.contains(text[end]) {
+                while end < text.endIndex, Self.terminators.contains(text[end]) || Self.closers.contains(text[end]) {
                     end = text.index(after: end)
                 }
                 // Whitespace must follow: until it arrives, the next piece may go on with `.5`.
                 if end < text.endIndex, text[end].isWhitespace,
-                    !(character == "." && isAbbreviation(before: index, in: text))
+                    !(character == "." && Self.isAbbreviation(before: index, in: text))
                 {
                     return end
                 }

@@ -131,4 +131,17 @@ struct SentenceSplitterTests {
         #expect(again.finish() == "It costs 3.5 euros")
         #expect(again.finish() == nil)
     }
+
+    @Test("a long stream of small pieces is scanned once, not again for every piece")
+    func linearScan() {
+        var splitter = SentenceSplitter()
+        for _ in 0..<16_000 { #expect(splitter.add("x").isEmpty) }
+        #expect(splitter.add(". Next") == [String(repeating: "x", count: 16_000) + "."])
+        // Every piece rescanned what came before: 128 million characters.
+        #expect(splitter.scanned < 4 * 16_000, "\(splitter.scanned) characters scanned")
+        // What may end a sentence once more comes is scanned again: a full stop, a newline.
+        var waiting = SentenceSplitter()
+        #expect(waiting.add("Wait.") == [] && waiting.add("\"") == [] && waiting.add(" Go") == ["Wait.\""])
+        #expect(waiting.add("\n") == [] && waiting.add("\nOn") == ["Go"])
+    }
 }
