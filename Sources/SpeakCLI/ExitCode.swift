@@ -114,8 +114,9 @@ package func runReporting(as command: String = "speak", _ body: () throws -> Voi
         return reported.code.rawValue
     } catch {
         let (code, message) = ExitCode.report(error)
-        // One line, whatever it quotes (a file name may hold a newline).
-        writeToStandardError("\(command): \(message.replacing("\n", with: "\\n"))\n")
+        // One line, whatever it quotes (a file name may hold a newline, or a carriage return).
+        let line = message.unicodeScalars.map { $0 == "\n" ? "\\n" : $0 == "\r" ? "\\r" : String($0) }.joined()
+        writeToStandardError("\(command): \(line)\n")
         return code.rawValue
     }
 }

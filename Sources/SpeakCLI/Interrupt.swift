@@ -12,6 +12,8 @@ package enum Interrupt {
     package static var requested: Bool { received.load(ordering: .relaxed) != 0 }
 
     package static func install() {
+        // Made now: its first use runs a one-time initialiser, which a signal handler must not.
+        _ = received.load(ordering: .relaxed)
         var action = sigaction()
         // No SA_RESTART: a blocking wait (the playback lock, a device write) returns EINTR at once.
         action.__sigaction_handler.sa_handler = { signal in

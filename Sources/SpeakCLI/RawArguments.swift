@@ -4,12 +4,14 @@ import Glibc
 /// Swift hands `main` its arguments as Strings, each byte that is not UTF-8 repaired to U+FFFD:
 /// a text must not be spoken so, nor a file name used so (it would name another file).
 package enum RawArguments {
-    /// Whether `value` is an argument that arrived as bytes that are not UTF-8.
+    /// Whether `value` is an argument (or an option's `--name=value`) that arrived as bytes that
+    /// are not UTF-8.
     package static func wasRepaired(_ value: String) -> Bool {
         guard value.unicodeScalars.contains("\u{FFFD}") else { return false }
         return (1..<Int(CommandLine.argc)).contains { index in
             guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { return false }
-            return String(cString: raw) == value
+            let repaired = String(cString: raw)
+            return repaired == value || (repaired.hasPrefix("-") && repaired.hasSuffix("=" + value))
         }
     }
 

@@ -206,9 +206,11 @@ package struct SpeakCommand {
         defer { chunk.deallocate() }
         // Ctrl-C ends a wait for text that does not come (a terminal, a silent pipe).
         let interrupted = { Interrupt.requested }
-        do {
+        do throws(SystemCallError) {
             // Past the limit, the rest is only counted, up to 64 MiB, to say how large it was.
             while total <= max(limit, Self.countingLimit) {
+                // A Ctrl-C just before the read would not interrupt it.
+                if Interrupt.requested { throw SystemCallError("read", code: EINTR) }
                 let count = try SystemCall.retrying("read", stoppingIf: interrupted) {
                     Glibc.read(file, chunk.baseAddress, chunk.count)
                 }

@@ -129,7 +129,12 @@ final class WyomingSession {
         case "ping": try send(WyomingEvent("pong", event.string("text").map { ["text": .string($0)] } ?? [:]))
         case "synthesize":
             // Home Assistant sends the whole text again inside a stream, for servers that do not stream.
-            guard stream == nil, !refusedStream else { return }
+            guard stream == nil else { return }
+            // The one Home Assistant sends after a refused stream's chunks; another is answered.
+            if refusedStream {
+                refusedStream = false
+                return
+            }
             let text = event.string("text") ?? ""
             try checkLength(text.count)
             try speakWhole(text, voice: try voice(event.object("voice")), ssml: event.string("text_format") == "ssml")

@@ -106,6 +106,7 @@ enum AskCommand {
                 transcript = try transcriber.transcribe(
                     try answer.pcm(), options: TranscriptionOptions(expectedPhrases: expect))
             } catch let error as TranscriptionError {
+                if Interrupt.requested { throw interrupted }
                 throw InputError(
                     code: .transcriptionFailed,
                     message: "transcription failed\(error.isRetryable ? " (retryable)" : ""): \(error.message); "

@@ -38,7 +38,8 @@ enum RecordCommand {
                 }
             }
             // Refused before recording, not after.
-            let format = try output.map { try OutputFile.format(of: $0, named: fileFormat) }
+            // WAV without an extension (a FIFO, /dev/stdout), as before; a name it cannot write is refused.
+            let format = try output.map { try OutputFile.format(of: $0, named: fileFormat, unnamed: .wav) }
             let recording = try record(with: options, meter: !quiet)
             guard let output, let format else { return print(recording.url.path) }
             try write(recording, to: output, as: format)

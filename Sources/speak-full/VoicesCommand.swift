@@ -81,6 +81,8 @@ enum VoicesCommand {
         } catch {
             throw InputError(code: .cannotCreate, message: "cannot make \(voices.path): \(error.description)")
         }
+        let target = models.appendingPathComponent(model.lastPathComponent).standardizedFileURL
+        let copied = target != model.standardizedFileURL && !FileManager.default.fileExists(atPath: target.path)
         let prepared: PiperVoicePreparation.Prepared
         do { prepared = try PiperVoicePreparation.prepare(model: model, into: models) } catch { throw reported(error) }
         let voiceName = name ?? defaultName(of: model)
@@ -92,7 +94,7 @@ enum VoicesCommand {
             settings: .object([
                 "model": .string(prepared.model.lastPathComponent), "speaker": .number(Double(speakerID)),
             ]))
-        try tryOut(voice, from: model, prepared: prepared, models: models)
+        try tryOut(voice, from: model, prepared: prepared, copied: copied)
         let file = voices.appendingPathComponent("\(voiceName).json")
         do {
             let encoder = JSONEncoder()
@@ -104,7 +106,6 @@ enum VoicesCommand {
         return "installed voice '\(voiceName)' (\(language)): \(file.path) → \(prepared.model.path)"
     }
 
-    /// `en_US-joe-medium.onnx` → `joe`: Piper's LANG_REGION-NAME-QUALITY, else the file's name.
     static func reported(_ error: PiperError) -> InputError {
         switch error {
         case .cannotWrite: InputError(code: .cannotCreate, message: error.description)
@@ -121,15 +122,16 @@ enum VoicesCommand {
 
     /// Speaks a word with the voice: a model can be whole as a file and still fail to run (one
     /// damaged weight fails a node), and the voice installed must speak. A damaged model is taken
-    /// out of the models directory again (what was copied there, never the user's own file).
-    /// Without the runtime here it cannot be tried, and is installed as before.
-    static func tryOut(_ voice: Voice, from model: URL, prepared: PiperVoicePreparation.Prepared, models: URL) throws {
+    /// out of the models directory again when this install `copied` it there (never the user's own
+    /// file, nor one an earlier install put there). Without the runtime here it cannot be tried,
+    /// and is installed as before.
+    static func tryOut(_ voice: Voice, from model: URL, prepared: PiperVoicePreparation.Prepared, copied: Bool) throws {
         do {
-            try PiperSynthesizer(modelDirectories: [models]).synthesize(
+            try PiperSynthesizer(modelDirectories: [prepared.model.deletingLastPathComponent()]).synthesize(
                 "Hello.", options: SpeechOptions(voice: voice), onProgress: nil
             ) { _ in }
         } catch SynthesisError.modelDamaged(_, let reason) {
-            if prepared.model != model.standardizedFileURL {
+            if copied {
                 for file in [prepared.model, prepared.config, prepared.tokens] {
                     try? FileManager.default.removeItem(at: file)
                 }
@@ -138,6 +140,7 @@ enum VoicesCommand {
         } catch {}
     }
 
+    /// `en_US-joe-medium.onnx` → `joe`: Piper's LANG_REGION-NAME-QUALITY, else the file's name.
     static func defaultName(of model: URL) -> String {
         let parts = model.deletingPathExtension().lastPathComponent.split(separator: "-")
         return parts.count == 3 ? String(parts[1]) : model.deletingPathExtension().lastPathComponent

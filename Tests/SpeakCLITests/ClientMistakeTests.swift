@@ -57,7 +57,10 @@ final class ClientMistakeTests {
         let name = Array(scratch.appendingPathComponent("caf").path.utf8) + [0xE9] + Array(".wav".utf8)
         let octal = name.map { "\\" + String($0, radix: 8) }.joined()
         let yes = ClientMistakeTests.samples.appendingPathComponent("yes.wav").path
-        for command in [#""$0" -o "$name" Hello"#, #""$0" transcribe "$name""#, #""$0" transcribe -o "$name" "$1""#] {
+        for command in [
+            #""$0" -o "$name" Hello"#, #""$0" --output="$name" Hello"#, #""$0" transcribe "$name""#,
+            #""$0" transcribe -o "$name" "$1""#,
+        ] {
             let script = "name=\"$(printf '\(octal)')\"; exec " + command
             let result = try Subprocess.run("/bin/sh", ["-c", script, Speak.executable, yes])
             #expect(result.status == 64, "\(command): \(result.stderr)")
@@ -68,8 +71,11 @@ final class ClientMistakeTests {
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.contains("\u{FFFD}") })
         // A file name with a newline in it keeps the error to one line.
-        let newline = try Speak.run(["-f", "/nonexistent/a\nb.txt"])
-        #expect(newline.status == 66 && newline.stderr.split(separator: "\n").count == 1, "\(newline.stderr)")
+        for name in ["/nonexistent/a\nb.txt", "/nonexistent/a\r\nb.txt", "/nonexistent/a\rb.txt"] {
+            let result = try Speak.run(["-f", name])
+            #expect(result.status == 66, "\(result.stderr)")
+            #expect(!result.stderr.dropLast().contains(where: { $0.isNewline }), "\(result.stderr.debugDescription)")
+        }
     }
 
     @Test("a word ending in .mp3 is spoken when no such file exists; a file that is not audio says so")

@@ -125,6 +125,26 @@ final class OutputTargetTests {
             #expect(try PCMBuffer(audio: data).duration > 0.3)
             #expect(!FileManager.default.fileExists(atPath: scratch.appendingPathComponent("-").path))
         }
+        // Standard output a file the shell opened, written to before and after: the header goes where
+        // the reply starts, and the next writer goes on after it (a rewrite at 0 overwrote both).
+        let shared = scratch.appendingPathComponent("shared.wav")
+        let both = "{ printf HEAD; \"$0\" -o - One.; \"$0\" -o - Two.; } > \"$1\""
+        #expect(try Subprocess.run("/bin/bash", ["-c", both, Speak.executable, shared.path]).status == 0)
+        let written = try Data(contentsOf: shared)
+        #expect(written.prefix(4) == Data("HEAD".utf8))
+        let first = written.dropFirst(4)
+        let firstLength = 8 + Int(first.dropFirst(4).prefix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+        for reply in [first.prefix(firstLength), first.dropFirst(firstLength)] {
+            #expect(try PCMBuffer(audio: Data(reply)).duration > 0.2, "\(reply.count) bytes")
+        }
+        // Appended to (>>): a stream's header, never a rewrite, which O_APPEND put at the end.
+        let appended = scratch.appendingPathComponent("appended.wav")
+        let twice = "\"$0\" -o - One. >> \"$1\" && \"$0\" -o - Two. >> \"$1\""
+        #expect(try Subprocess.run("/bin/bash", ["-c", twice, Speak.executable, appended.path]).status == 0)
+        let appendedData = try Data(contentsOf: appended)
+        #expect(appendedData.count > 88 && appendedData.suffix(44).range(of: Data("RIFF".utf8)) == nil)
+        #expect(try PCMBuffer(audio: appendedData).duration > 0.2)
+
         // Quietly, as `cat` ends: the reader took what it wanted.
         let text = String(repeating: "Far more speech than the reader wants to hear. ", count: 20)
         let script = "\"$0\" -o - \"$1\" | head -c 100 > /dev/null; echo ${PIPESTATUS[0]}"

@@ -198,15 +198,18 @@ final class RoundTripTests {
                 == "speak: cannot tell the format of '\(ogg)': name it .mp3 or .wav, or give --file-format mp3|wav\n")
         #expect(!FileManager.default.fileExists(atPath: ogg) && spool.pending.isEmpty)
 
-        // `-o -` is standard output, WAV unless --file-format says MP3.
-        let piped = server.directory.appendingPathComponent("piped.wav")
-        let script = "set -o pipefail; \"$0\" record --max-seconds 0.5 --quiet -o - | cat > \"$1\""
-        let streamed = try Subprocess.run(
-            "/bin/bash", ["-c", script, Speak.executable, piped.path], environment: environment)
-        #expect(streamed.status == 0, "\(streamed.stderr)")
-        let audio = try PCMBuffer(audio: Data(contentsOf: piped))
-        #expect(audio.sampleRate == 16000 && audio.duration > 0.4)
-        #expect(spool.pending.isEmpty)
+        // `-o -` is standard output, WAV unless --file-format says MP3; a name with no extension
+        // (/dev/stdout, a FIFO) is WAV too, as it always was.
+        for target in ["-", "/dev/stdout"] {
+            let piped = server.directory.appendingPathComponent("piped.wav")
+            let script = "set -o pipefail; \"$0\" record --max-seconds 0.5 --quiet -o \"$2\" | cat > \"$1\""
+            let streamed = try Subprocess.run(
+                "/bin/bash", ["-c", script, Speak.executable, piped.path, target], environment: environment)
+            #expect(streamed.status == 0, "\(target): \(streamed.stderr)")
+            let audio = try PCMBuffer(audio: Data(contentsOf: piped))
+            #expect(audio.sampleRate == 16000 && audio.duration > 0.4, "\(target)")
+            #expect(spool.pending.isEmpty)
+        }
 
         for seconds in ["inf", "1e300", "nan", "0"] {
             let refused = try Speak.run(["record", "--max-seconds", seconds], environment: environment)

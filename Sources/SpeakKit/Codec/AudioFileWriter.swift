@@ -13,17 +13,21 @@ public final class AudioFileWriter {
     private let isRegularFile: Bool
     /// A FIFO cannot seek back to complete the WAV header: it gets a stream's header instead.
     private let isSeekable: Bool
+    /// Where the header starts: not 0 when the file is a shell's standard output that something
+    /// was written to first (`-o -`, `{ echo …; speak -o -; } > out`).
+    private let start: off_t
 
-    /// `file` (a descriptor, left open) must be empty and open for writing; a file that cannot seek
-    /// (a FIFO) gets a WAV header whose sizes say "to the end", as a stream's do. Failed writes
-    /// throw ``SystemCallError``.
+    /// `file` (a descriptor, left open) must be open for writing, at the place the audio goes; a
+    /// file that cannot seek (a FIFO) or that only appends (`>>`) gets a WAV header whose sizes
+    /// say "to the end", as a stream's do. Failed writes throw ``SystemCallError``.
     public init(file: Int32, format: AudioFileFormat, sampleRate: Int, mp3: MP3Settings = .init()) throws {
         self.file = file
         self.format = format
         self.sampleRate = sampleRate
         var status = stat()
         isRegularFile = fstat(file, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
-        isSeekable = lseek(file, 0, SEEK_CUR) >= 0
+        start = lseek(file, 0, SEEK_CUR)
+        isSeekable = start >= 0 && fcntl(file, F_GETFL) & O_APPEND == 0
         switch format {
         case .wav:
             encoder = nil
@@ -46,8 +50,13 @@ public final class AudioFileWriter {
         if let encoder {
             try write(encoder.finish())
         } else if isSeekable {
-            try SystemCall.retrying("lseek") { lseek(file, 0, SEEK_SET) }
-            try write(WAV.header(sampleRate: sampleRate, dataBytes: written * 2))
+            // pwrite: the file's offset stays at the end, where the next writer to share it goes on.
+            let header = WAV.header(sampleRate: sampleRate, dataBytes: written * 2)
+            try header.withUnsafeBytes { bytes in
+                try SystemCall.writeAll("pwrite", bytes) { pointer, count, done in
+                    Glibc.pwrite(file, pointer, count, start + off_t(done))
+                }
+            }
         }
         if isRegularFile { try SystemCall.retrying("fsync") { fsync(file) } }
     }
