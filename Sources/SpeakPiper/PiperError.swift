@@ -10,8 +10,8 @@ public enum PiperError: Error, Equatable, CustomStringConvertible, Sendable {
     case corruptModel(String, String)
     /// libsherpa-onnx-c-api.so cannot be opened (why).
     case runtimeUnavailable(String)
-    /// sherpa-onnx refused the model.
-    case loadFailed(String)
+    /// sherpa-onnx refused the model (its reason, when it gave one).
+    case loadFailed(String, String)
     /// sherpa-onnx produced no audio (the model, what went wrong: a damaged model fails a node).
     case generationFailed(String, String)
     /// A voice or model file cannot be written while preparing a voice.
@@ -28,7 +28,8 @@ public enum PiperError: Error, Equatable, CustomStringConvertible, Sendable {
         case .corruptModel(let path, let reason): "corrupt model \(path): \(reason); \(Self.installHint)"
         case .runtimeUnavailable(let reason):
             "the sherpa-onnx runtime is not installed (\(reason)); install it with Scripts/install-piper"
-        case .loadFailed(let path): "sherpa-onnx cannot load \(path); \(Self.installHint)"
+        case .loadFailed(let path, let reason):
+            "sherpa-onnx cannot load \(path)\(reason.isEmpty ? "" : " (\(reason))"); \(Self.installHint)"
         case .generationFailed(let path, let reason):
             "sherpa-onnx cannot run \(path) (\(reason)): is it damaged? \(Self.installHint)"
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"

@@ -36,14 +36,14 @@ final class PiperModel: @unchecked Sendable {
             path = optimized.path
             session.optimizationLevel = 0
         }
-        var made = Self.create(path, files: files, config: config, library: library, session: session)
+        var (made, reason) = Self.create(path, files: files, config: config, library: library, session: session)
         if made == nil, path != files.model.path {
             // An optimised model this ONNX Runtime refuses: the model itself, optimised as it loads.
             session.optimizationLevel = nil
             path = files.model.path
-            made = Self.create(path, files: files, config: config, library: library, session: session)
+            (made, reason) = Self.create(path, files: files, config: config, library: library, session: session)
         }
-        guard let made else { throw .loadFailed(files.model.path) }
+        guard let made else { throw .loadFailed(files.model.path, reason) }
         self.files = files
         self.config = config
         self.library = library
@@ -57,7 +57,7 @@ final class PiperModel: @unchecked Sendable {
     private static func create(
         _ path: String, files: PiperVoicePreparation.Prepared, config: PiperVoiceConfig, library: SherpaOnnxLibrary,
         session: SessionSettings
-    ) -> OpaquePointer? {
+    ) -> (OpaquePointer?, reason: String) {
         session.withProvider { providerString in
             path.withCString { model in
                 files.tokens.path.withCString { tokens in
@@ -75,7 +75,8 @@ final class PiperModel: @unchecked Sendable {
                         settings.max_num_sentences = 1
                         var api = library.api
                         var error = [CChar](repeating: 0, count: 512)
-                        return speak_sherpa_onnx_create(&api, &settings, &error, error.count)
+                        let made = speak_sherpa_onnx_create(&api, &settings, &error, error.count)
+                        return (made, Self.firstLine(of: error))
                     }
                 }
             }
@@ -83,6 +84,12 @@ final class PiperModel: @unchecked Sendable {
     }
 
     deinit { library.api.DestroyOfflineTts(tts) }
+
+    /// A caught exception's message, to its first line: ONNX Runtime's next lines are its source position.
+    private static func firstLine(of message: [CChar]) -> String {
+        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: "\n").first.map(String.init) ?? ""
+    }
 
     /// Audio for one sentence of phonemes (Unicode scalars the model knows), in [-1, 1].
     /// `speed` is 1 / the length scale the model runs with (> 1 is faster); the config's own scale
@@ -111,9 +118,7 @@ final class PiperModel: @unchecked Sendable {
             }
         }
         guard let audio else {
-            // ONNX Runtime's message, to its first line: the rest is its source position.
-            let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let reason = message.split(separator: "\n").first.map(String.init) ?? ""
+            let reason = Self.firstLine(of: error)
             throw .generationFailed(files.model.path, reason.isEmpty ? "no audio" : reason)
         }
         defer { library.api.DestroyOfflineTtsGeneratedAudio(audio) }
