@@ -7,18 +7,21 @@ import SpeakKit
 /// of the host's real interfaces, so a server bound to 0.0.0.0 is never advertised as 0.0.0.0.
 public final class ZeroconfAdvertisement: Sendable {
     public static let serviceType = "_wyoming._tcp"
+
+    /// Why `address` cannot be advertised (a loopback address), known before anything is started.
+    public static func refusal(for address: WyomingAddress) -> WyomingServerError? {
+        guard address.isLoopback else { return nil }
+        return WyomingServerError(
+            "--zeroconf: \(address) is a loopback address, which no other host can reach; bind to 0.0.0.0 or a real address"
+        )
+    }
     private let process: Process
     /// The name Avahi established (it adds ` #2` when another host has taken the one asked for).
     public let name: String
 
     /// Publishes `name` for `address`'s port and returns once Avahi has established it.
     public init(name: String, address: WyomingAddress, timeout: TimeInterval = 10) throws(WyomingServerError) {
-        guard !address.isLoopback else {
-            throw WyomingServerError(
-                "--zeroconf: \(address) is a loopback address, which no other host can reach; "
-                    + "bind to 0.0.0.0 or a real address"
-            )
-        }
+        if let refusal = Self.refusal(for: address) { throw refusal }
         guard let tool = Self.find("avahi-publish-service") else {
             throw WyomingServerError(
                 "--zeroconf needs avahi-publish-service (apt-get install avahi-utils avahi-daemon)")

@@ -141,6 +141,10 @@ enum ServeCommand {
         if wyoming.address == nil && (!wyoming.httpToo || wyoming.zeroconf) {
             throw UsageError("\(wyoming.httpToo ? "--zeroconf" : "--no-http") needs --wyoming tcp://HOST:PORT")
         }
+        // Refused before anything listens or says it does.
+        if wyoming.zeroconf, let address = wyoming.address, let refusal = ZeroconfAdvertisement.refusal(for: address) {
+            throw InputError(code: .unavailable, message: String(describing: refusal))
+        }
         try serve(configuration, local: local, wyoming: wyoming)
     }
 

@@ -246,6 +246,8 @@ struct WyomingFlagTests {
         ])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("loopback"), "\(result.stderr)")
+        // Before it listens: nothing said it was serving.
+        #expect(result.stdout.isEmpty, "\(result.stdout)")
     }
 }
 
