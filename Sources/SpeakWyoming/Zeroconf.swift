@@ -12,9 +12,10 @@ public final class ZeroconfAdvertisement: Sendable {
     public static func refusal(for address: WyomingAddress) -> WyomingServerError? {
         guard address.isLoopback else { return nil }
         return WyomingServerError(
-            "--zeroconf: \(address) is a loopback address, which no other host can reach; bind to 0.0.0.0 or a real address"
-        )
+            "--zeroconf: \(address) is a loopback address, which no other host can reach; "
+                + "bind to 0.0.0.0 or a real address")
     }
+
     private let process: Process
     /// The name Avahi established (it adds ` #2` when another host has taken the one asked for).
     public let name: String
