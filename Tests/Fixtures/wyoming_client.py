@@ -222,40 +222,33 @@ async def transcribe(port, wav_path, rate, language, width=2, channels=1):
     return {"event": event.type, "data": event.data}
 
 
-async def refused(port):
+async def answers(port, events):
+    """What `events` get, up to the info a describe sent after them gets: error codes, else types."""
     async with AsyncTcpClient(HOST, port) as client:
-        await client.write_event(Transcribe(language="en").event())
-        await client.write_event(AudioStart(rate=16000, width=5, channels=1).event())
-        for _ in range(20):
-            await client.write_event(AudioChunk(rate=16000, width=5, channels=1, audio=bytes(5 * 1600)).event())
-        await client.write_event(AudioStop().event())
-        await client.write_event(Describe().event())
+        for event in events + [Describe().event()]:
+            await client.write_event(event)
         seen = []
         while True:
             event = await read(client)
             seen.append(event.data.get("code") if Error.is_type(event.type) else event.type)
             if event.type == "info":
-                return {"events": seen}
+                return seen
+
+
+async def refused(port):
+    chunks = [AudioChunk(rate=16000, width=5, channels=1, audio=bytes(5 * 1600)).event() for _ in range(20)]
+    return {"events": await answers(port, [Transcribe(language="en").event(),
+                                           AudioStart(rate=16000, width=5, channels=1).event(), *chunks,
+                                           AudioStop().event()])}
 
 
 async def odd(port):
-    async def events_until_info(events):
-        async with AsyncTcpClient(HOST, port) as client:
-            for event in events + [Describe().event()]:
-                await client.write_event(event)
-            seen = []
-            while True:
-                event = await read(client)
-                seen.append(event.data.get("code") if Error.is_type(event.type) else event.type)
-                if event.type == "info":
-                    return seen
-
     string_rate = Event(type="audio-start", data={"rate": "22050", "width": 2, "channels": 1})
     chunk = AudioChunk(rate=22050, width=2, channels=1, audio=bytes(4410)).event()
     return {
-        "string_rate": await events_until_info([Transcribe(language="en").event(), string_rate, chunk,
-                                                AudioStop().event()]),
-        "stop_alone": await events_until_info([Transcribe(language="en").event(), AudioStop().event()]),
+        "string_rate": await answers(port, [Transcribe(language="en").event(), string_rate, chunk,
+                                            AudioStop().event()]),
+        "stop_alone": await answers(port, [Transcribe(language="en").event(), AudioStop().event()]),
     }
 
 
@@ -288,18 +281,9 @@ async def bad(port):
 
 async def long_chunk(port):
     """One chunk far over the audio limit at a low rate (8 MiB of 1 kHz 8-bit audio: 2.3 hours)."""
-    async with AsyncTcpClient(HOST, port) as client:
-        await client.write_event(Transcribe(language="en").event())
-        await client.write_event(AudioStart(rate=1000, width=1, channels=1).event())
-        await client.write_event(AudioChunk(rate=1000, width=1, channels=1, audio=bytes(8 << 20)).event())
-        await client.write_event(AudioStop().event())
-        await client.write_event(Describe().event())
-        seen = []
-        while True:
-            event = await read(client)
-            seen.append(event.data.get("code") if Error.is_type(event.type) else event.type)
-            if event.type == "info":
-                return {"events": seen}
+    return {"events": await answers(port, [
+        Transcribe(language="en").event(), AudioStart(rate=1000, width=1, channels=1).event(),
+        AudioChunk(rate=1000, width=1, channels=1, audio=bytes(8 << 20)).event(), AudioStop().event()])}
 
 
 SSML = ('<speak><prosody rate="x-slow">One sentence here. Another sentence here. A third one here.'
@@ -321,20 +305,11 @@ async def ssml(port):
 
 async def refused_stream(port):
     """A stream whose voice is unknown, sent on as Home Assistant would: every event it answers."""
-    async with AsyncTcpClient(HOST, port) as client:
-        await client.write_event(SynthesizeStart(voice=SynthesizeVoice(name="no-such-voice")).event())
-        for word in ["Hello", " there.", " How", " are", " you?"]:
-            await client.write_event(SynthesizeChunk(text=word).event())
-        await client.write_event(Synthesize(text="Hello there. How are you?",
-                                            voice=SynthesizeVoice(name="no-such-voice")).event())
-        await client.write_event(SynthesizeStop().event())
-        await client.write_event(Describe().event())
-        seen = []
-        while True:
-            event = await read(client)
-            seen.append(event.data.get("code") if Error.is_type(event.type) else event.type)
-            if event.type == "info":
-                return {"events": seen}
+    voice = SynthesizeVoice(name="no-such-voice")
+    chunks = [SynthesizeChunk(text=word).event() for word in ["Hello", " there.", " How", " are", " you?"]]
+    return {"events": await answers(port, [
+        SynthesizeStart(voice=voice).event(), *chunks,
+        Synthesize(text="Hello there. How are you?", voice=voice).event(), SynthesizeStop().event()])}
 
 
 def main():
