@@ -399,28 +399,25 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     /// Called before any of the body is read: framing RFC 9112 forbids, what `screen` refuses, or a
     /// declared length over the limit, is answered now.
     fileprivate func refusesUpfront(_ exchange: Exchange) -> HTTPResponse? {
-        if let error = refusesFraming(exchange) { return error.response }
+        let lengths = exchange.request.header("Content-Length").map {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        if let error = refusesFraming(exchange.request, lengths: lengths) { return error.response }
         // Repaired, `?text=%ff` would be spoken as silence, with a 200.
         if !exchange.request.queryIsUTF8 {
             return HTTPError(400, "the query is not UTF-8: percent-encode the text's UTF-8 bytes").response
         }
         if let answer = screen(exchange.request) { return answer }
         // Repeated, the lengths agree (framing checked that): the first is the length.
-        let declared = exchange.request.header("Content-Length")?.split(separator: ",").first
-        if let length = declared.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
-            length > exchange.policy.maximumBytes
-        {
+        if let length = lengths?.first.flatMap(Int.init), length > exchange.policy.maximumBytes {
             let limit = exchange.policy.maximumBytes
             return HTTPError(413, "request body is larger than \(limit) bytes", code: "request_too_large").response
         }
         return nil
     }
 
-    private func refusesFraming(_ exchange: Exchange) -> HTTPError? {
-        let request = exchange.request
-        let lengths = request.header("Content-Length").map {
-            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        }
+    /// Framing RFC 9112 forbids; `lengths` are the Content-Length header's values.
+    private func refusesFraming(_ request: HTTPRequest, lengths: [String]?) -> HTTPError? {
         if let lengths, Set(lengths).count > 1 {
             return HTTPError(400, "conflicting Content-Length headers", code: "invalid_framing")
         }
