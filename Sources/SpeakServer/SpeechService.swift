@@ -96,7 +96,7 @@ public final class SpeechService: Sendable {
 
     /// Uploads (transcription) may be large and are spooled as they arrive; the rest is small JSON.
     public func bodyPolicy(method: String, path: String) -> HTTPServer.BodyPolicy {
-        switch Self.routesByPath[path]?.first(where: { $0.method == method })?.body {
+        switch Self.route(method, path)?.body {
         case .upload: HTTPServer.BodyPolicy(maximumBytes: Self.maximumUploadBytes, multipartSpool: uploads)
         default: HTTPServer.BodyPolicy(maximumBytes: configuration.maximumBodyBytes)
         }
@@ -106,13 +106,20 @@ public final class SpeechService: Sendable {
     /// 25 MB, spooled to disk) is taken in. Only uploads: other bodies are small, held in memory,
     /// and their routes the fast ones, which a second token check would slow.
     public func screen(_ request: HTTPRequest) -> HTTPResponse? {
-        guard let route = try? route(for: request), case .upload = route.body, !route.open else { return nil }
+        guard let route = Self.route(request.method, request.path), case .upload = route.body, !route.open else {
+            return nil
+        }
         do {
             _ = try authenticate(request)
             return nil
         } catch {
             return Self.response(for: error)
         }
+    }
+
+    /// The route taking `method` on `path` as it is named (no HEAD for GET), or `nil`.
+    private static func route(_ method: String, _ path: String) -> Route? {
+        routesByPath[path]?.first(where: { $0.method == method })
     }
 
     private func route(for request: HTTPRequest) throws -> Route {
