@@ -20,10 +20,9 @@ final class RoundTripTests {
         spool = Spool(directory: dataHome.appendingPathComponent("speak/spool"))
     }
 
-    /// Seconds of audio the recorder writing into the spool has captured so far, once it has
-    /// started (its file grows as samples arrive); waits up to 10 s for that to pass `seconds`.
-    @discardableResult
-    func waitForRecording(atLeast seconds: Double) throws -> Double {
+    /// Waits up to 10 s until the recorder writing into the spool has captured `seconds` of audio
+    /// (its file grows as samples arrive).
+    func waitForRecording(atLeast seconds: Double) throws {
         let deadline = Date().addingTimeInterval(10)
         var captured = -1.0
         while Date() < deadline {
@@ -33,13 +32,36 @@ final class RoundTripTests {
                     atPath: spool.directory.appendingPathComponent(name).path)[.size] as? Int
             }
             if let largest = sizes.max() { captured = Double(largest - 44) / 32000 }
-            if captured >= seconds { return captured }
+            if captured >= seconds { return }
             usleep(5_000)
         }
         throw RecordingNotStarted(captured: captured)
     }
 
     struct RecordingNotStarted: Error { let captured: Double }
+
+    /// Waits up to 10 s until the recording in the spool holds sound and then `silence` seconds of
+    /// quiet after it: the whole answer has been captured, however far the device lags behind the
+    /// microphone (a size that only counts time since the answer was said can run ahead of it).
+    func waitForRecordedSound(followedBy silence: Double) throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: spool.directory.path)) ?? []
+            for name in names where name.hasSuffix(".wav") {
+                guard let data = try? Data(contentsOf: spool.directory.appendingPathComponent(name)),
+                    data.count > 44
+                else { continue }
+                let samples = data.dropFirst(44).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+                if let last = samples.lastIndex(where: { abs(Int(Int16(littleEndian: $0))) > 1000 }),
+                    Double(samples.count - 1 - last) / 16000 >= silence
+                {
+                    return
+                }
+            }
+            usleep(5_000)
+        }
+        throw TestFailure("no sound followed by \(silence) s of quiet was recorded")
+    }
 
     /// Speaks `text` into the microphone once `speak ask` has played its prompt and is recording.
     func answer(_ text: String, after prompt: PCMBuffer, since mark: Listener.Mark) throws {
@@ -98,12 +120,10 @@ final class RoundTripTests {
             ["ask", "--expect", "yes|no|cancel", "--timeout", "30", "--max-seconds", "30", "Ship it?"],
             environment: environment)
         try server.waitForSound(since: mark)
-        let started = try waitForRecording(atLeast: 0)
-        let speech = try Microphone.speech("yes")
-        server.say([Int16](repeating: 0, count: 3200) + speech)
-        // The whole answer is in the file (the device lags a little), and the second of silence
-        // that would end it is not.
-        try waitForRecording(atLeast: started + 0.2 + Double(speech.count) / 16000 + 0.6)
+        try waitForRecording(atLeast: 0)
+        server.say([Int16](repeating: 0, count: 3200) + (try Microphone.speech("yes")))
+        // The whole answer is in the file, and the second of silence that would end it is not.
+        try waitForRecordedSound(followedBy: 0.3)
         asking.send(SIGINT)
         let result = asking.wait()
         #expect(result.signal == SIGINT, "exit status \(result.status): \(result.stderr)")
@@ -137,11 +157,10 @@ final class RoundTripTests {
     @Test("kill -9 during speak record leaves a file in the spool that transcribe --pending transcribes")
     func killedRecording() throws {
         let recording = try Speak.start(["record", "--max-seconds", "30", "--quiet"], environment: environment)
-        let started = try waitForRecording(atLeast: 0)
-        let speech = try Microphone.speech("cancel")
-        server.say(speech + [Int16](repeating: 0, count: 16000 * 5))
+        try waitForRecording(atLeast: 0)
+        server.say(try Microphone.speech("cancel") + [Int16](repeating: 0, count: 16000 * 5))
         // The answer is in the file (and a little silence after it) before the kill.
-        try waitForRecording(atLeast: started + Double(speech.count) / 16000 + 0.5)
+        try waitForRecordedSound(followedBy: 0.5)
         recording.send(SIGKILL)
         #expect(recording.wait().signal == SIGKILL)
         #expect(spool.pending.count == 1)
@@ -155,10 +174,10 @@ final class RoundTripTests {
     func recordToFile() throws {
         let output = server.directory.appendingPathComponent("answer.mp3")
         let recording = try Speak.start(["record", "-o", output.path, "--quiet"], environment: environment)
-        let started = try waitForRecording(atLeast: 0)
-        let speech = try Microphone.speech("yes")
-        server.say(speech)
-        try waitForRecording(atLeast: max(1.2, started + Double(speech.count) / 16000 + 0.5))
+        try waitForRecording(atLeast: 0)
+        server.say(try Microphone.speech("yes"))
+        try waitForRecordedSound(followedBy: 0.5)
+        try waitForRecording(atLeast: 1.2)
         recording.send(SIGINT)
         let result = recording.wait()
         #expect(result.status == 0, "\(result.stderr)")
