@@ -308,6 +308,29 @@ struct ServerScenarioTests {
         #expect(read < size / 2, "the connection threads read \(read) bytes of a \(size)-byte entry")
     }
 
+    @Test("response threads started many at once are all named speak-respond, not after libmicrohttpd's threads")
+    func responseThreadNames() throws {
+        let server = try RunningServer(["--threads", "1", "--rate-limit", "1000000"])
+        for round in 0..<3 {
+            let requests = try (0..<40).map { index in
+                try Subprocess(
+                    "/usr/bin/curl",
+                    [
+                        "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(server.token)",
+                        "-d", #"{"text":"Thread \#(round) \#(index) answers."}"#, "\(server.url)/api/speak",
+                    ])
+            }
+            for request in requests { #expect(request.wait().stdout == "200") }
+        }
+        let tasks = "/proc/\(server.process.pid)/task"
+        let names = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap {
+            try? String(contentsOfFile: "\(tasks)/\($0)/comm", encoding: .utf8)
+        }
+        // --threads 1: one libmicrohttpd thread; the rest that answered are the response pool's.
+        #expect(names.filter { $0.hasPrefix("MHD") }.count == 1, "\(names.sorted())")
+        #expect(names.contains { $0.hasPrefix("speak-respond") })
+    }
+
     @Test("SIGTERM lets a request in flight finish, and leaves nothing half-written in the cache")
     func gracefulShutdown() throws {
         let server = try RunningServer()

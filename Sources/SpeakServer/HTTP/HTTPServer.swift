@@ -736,7 +736,15 @@ final class ThreadPool: @unchecked Sendable {  // guarded by `condition`
     }
 
     private func work() {
-        Thread.current.name = name
+        // Not `Thread.current.name`: Foundation names the OS thread only once the thread that
+        // started this one has recorded its handle, and a new thread that runs first kept the name
+        // of the libmicrohttpd thread that started it (3 of 27, forty requests at once). Glibc's
+        // pthread_setname_np is not visible to Swift; this file is what it writes.
+        let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        if comm >= 0 {
+            _ = name.withCString { write(comm, $0, strlen($0)) }
+            close(comm)
+        }
         while true {
             condition.lock()
             while next == jobs.count {
