@@ -174,13 +174,26 @@ public final class SpeechEngine: Sendable {
 
     private func encodePCM(_ request: SynthesisRequest, emit: (Data) throws -> Void) throws -> Outcome {
         var encoder: ReplyEncoder?
+        var (sampleCount, sampleRate) = (0, 24000)
         let outcome = try synthesize(request) { chunk in
             if encoder == nil {
                 encoder = try ReplyEncoder(format: request.format, inputRate: chunk.sampleRate, mp3: request.mp3)
+                sampleRate = chunk.sampleRate
             }
+            sampleCount += chunk.samples.count
             try emit(encoder!.encode(chunk.samples))
         }
-        try emit(encoder?.finish() ?? Data())
+        if sampleCount < sampleRate / 10 {
+            // Next to nothing to say ("…", "()": no samples from Piper, 7 ms from espeak-ng): padded
+            // to a tenth of a second, so the reply is still a file a player opens (it was 0 bytes of
+            // AAC, a lone WAV header, an Ogg with no audio page).
+            if encoder == nil {
+                encoder = try ReplyEncoder(format: request.format, inputRate: sampleRate, mp3: request.mp3)
+            }
+            let silence = [Int16](repeating: 0, count: sampleRate / 10 - sampleCount)
+            try silence.withUnsafeBufferPointer { try emit(encoder!.encode($0)) }
+        }
+        try emit(encoder!.finish())
         return outcome
     }
 

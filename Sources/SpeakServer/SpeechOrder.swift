@@ -80,7 +80,7 @@ struct SpeechOrder {
         guard let model = try Self.string(object["model"], "model") else {
             throw HTTPError(400, "'model' is required", param: "model")
         }
-        guard SpeechService.models.contains(model) else {
+        guard SpeechService.isModel(model) else {
             throw HTTPError(
                 400, "unknown model '\(model)'; one of \(SpeechService.models.joined(separator: ", "))", param: "model",
                 code: "model_not_found")

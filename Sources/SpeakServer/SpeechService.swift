@@ -20,9 +20,21 @@ public final class SpeechService: Sendable {
 
     /// OpenAI's voice names, answered by `default` unless a voice file takes the name.
     static let openAIVoices: Set = [
-        "alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse",
+        "alloy", "ash", "ballad", "cedar", "coral", "echo", "fable", "marin", "nova", "onyx", "sage", "shimmer",
+        "verse",
     ]
     static let models = ["speak-1", "tts-1", "tts-1-hd", "gpt-4o-mini-tts"]
+
+    /// One of ``models``, or an OpenAI snapshot of one (`gpt-4o-mini-tts-2025-12-15`, `tts-1-1106`),
+    /// which clients pin and the openai package lists.
+    static func isModel(_ name: String) -> Bool {
+        models.contains { model in
+            guard name.hasPrefix(model) else { return false }
+            let snapshot = name.dropFirst(model.count)
+            return snapshot.isEmpty
+                || snapshot.wholeMatch(of: /-[0-9]{4}(-[0-9]{2}-[0-9]{2})?/) != nil
+        }
+    }
 
     public init(
         configuration: ServerConfiguration, engine: SpeechEngine, tokens: TokenStore?, player: Player,

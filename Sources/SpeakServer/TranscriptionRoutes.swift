@@ -85,7 +85,7 @@ extension SpeechService {
         return HTTPResponse(
             body: .deferred { [self] in
                 do {
-                    let transcript = try transcript(order.upload, options: order.options)
+                    let transcript = try transcript(order.upload, options: order.options, openAI: openAI)
                     return openAI ? Self.render(transcript, order) : .json(["text": transcript.text])
                 } catch {
                     return Self.transcriptionFailure(error).response
@@ -105,7 +105,7 @@ extension SpeechService {
                     var options = order.options
                     options.onSegment = { events.delta($0.text) }
                     let transcript: Transcript
-                    do { transcript = try self.transcript(order.upload, options: options) } catch {
+                    do { transcript = try self.transcript(order.upload, options: options, openAI: true) } catch {
                         throw Self.transcriptionFailure(error)
                     }
                     try events.finish(transcript.text)
@@ -114,7 +114,7 @@ extension SpeechService {
     }
 
     /// The upload decoded and transcribed; the client's mistakes as ``HTTPError``s.
-    private func transcript(_ upload: UploadedFile, options: TranscriptionOptions) throws -> Transcript {
+    private func transcript(_ upload: UploadedFile, options: TranscriptionOptions, openAI: Bool) throws -> Transcript {
         let audio: PCMBuffer
         do {
             audio = try MediaDecoder.decode(file: upload.url, maximumSeconds: configuration.maximumAudioSeconds)
@@ -125,7 +125,8 @@ extension SpeechService {
                 param: "file", code: "audio_too_long")
         } catch let error as AudioFileError {
             // A part that says it is audio but does not decode is corrupt (400); anything
-            // else is a kind of file we do not take (415).
+            // else is a kind of file we do not take: 415, but 400 on OpenAI's route, as OpenAI
+            // answers ("Invalid file format"), so the openai package raises its BadRequestError.
             let claimsAudio =
                 upload.contentType?.hasPrefix("audio/") == true || upload.contentType?.hasPrefix("video/") == true
                 || ["mp3", "mp4", "mpeg", "mpga", "m4a", "wav", "webm", "ogg", "oga", "opus", "flac", "aac"]
@@ -136,7 +137,7 @@ extension SpeechService {
                     code: "invalid_audio")
             }
             throw HTTPError(
-                415,
+                openAI ? 400 : 415,
                 "\(upload.filename ?? "the file") is not audio we can decode (\(error)); "
                     + "send mp3, mp4, m4a, wav, webm, ogg or flac",
                 param: "file", code: "unsupported_media")

@@ -177,6 +177,54 @@ final class OpenAISpeechTests {
         #expect(fastest < fast, "speed 2: \(fast) s, 4: \(fastest) s")
     }
 
+    @Test(
+        "OpenAI's newer voices (marin, cedar) and dated snapshots of its models are answered; a made-up model is a 400")
+    func newerNames() throws {
+        let result = try python(
+            """
+            import openai
+            for model, voice in [("gpt-4o-mini-tts-2025-12-15", "marin"), ("gpt-4o-mini-tts-2025-03-20", "cedar"),
+                                 ("tts-1-1106", "alloy"), ("tts-1-hd-1106", "nova")]:
+                reply = client.audio.speech.create(model=model, voice=voice, input="Hi.", response_format="wav")
+                print(model, voice, len(reply.content) > 1000)
+            try:
+                client.audio.speech.create(model="tts-1-max", voice="alloy", input="Hi.")
+            except openai.BadRequestError as error:
+                print("refused", error.body["code"])
+            """)
+        #expect(
+            result.stdout
+                == """
+                gpt-4o-mini-tts-2025-12-15 marin True
+                gpt-4o-mini-tts-2025-03-20 cedar True
+                tts-1-1106 alloy True
+                tts-1-hd-1106 nova True
+                refused model_not_found
+
+                """)
+    }
+
+    @Test(
+        "input with nothing to say is still a whole file a player opens, in every format, on Piper and espeak-ng",
+        arguments: ["alloy", "default"])
+    func nothingToSay(voice: String) throws {
+        for format in ["mp3", "opus", "aac", "flac", "wav", "pcm"] {
+            for input in ["...", "()"] {
+                let body =
+                    #"{"model": "tts-1", "voice": "\#(voice)", "input": "\#(input)", "response_format": "\#(format)"}"#
+                let reply = try server.authorized([
+                    "-H", "Content-Type: application/json", "-d", body, "\(server.url)/v1/audio/speech",
+                ])
+                #expect(reply.status == 200, "\(format) \(input): \(reply.text)")
+                let duration =
+                    format == "pcm"
+                    ? Double(reply.body.count) / 48000
+                    : try heard(reply.body, name: "nothing.\(format)").duration
+                #expect(duration >= 0.05, "\(voice) \(format) '\(input)': \(reply.body.count) bytes, \(duration) s")
+            }
+        }
+    }
+
     @Test("GET /v1/audio/voices lists our voices and OpenAI's names")
     func voices() throws {
         let reply = try server.authorized(["\(server.url)/v1/audio/voices"])

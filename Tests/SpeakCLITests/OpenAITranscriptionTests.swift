@@ -63,6 +63,20 @@ final class OpenAITranscriptionTests {
             })
     }
 
+    @Test("a file that is not audio is OpenAI's 400, which the openai package raises as BadRequestError")
+    func notAudio() throws {
+        let script = """
+            import openai
+            client = openai.OpenAI(base_url="\(server.url)/v1", api_key="\(server.token)")
+            try:
+                client.audio.transcriptions.create(model="whisper-1", file=("notes.txt", b"not audio at all"))
+            except openai.BadRequestError as error:
+                print(error.status_code, error.body["param"], error.body["code"])
+            """
+        let result = try Subprocess.run("/usr/bin/env", ["python3", "-c", script])
+        #expect(result.stdout == "400 file unsupported_media\n", "\(result.stdout)\(result.stderr)")
+    }
+
     @Test("verbose_json without granularities has segments but no words, as OpenAI's")
     func segmentsOnly() throws {
         let output = try transcribe(
