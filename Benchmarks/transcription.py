@@ -34,10 +34,12 @@ temperature fallback, no previous-text conditioning, timestamps on, no VAD, --la
 Reports median latency and real-time factor (seconds / audio seconds), peak RSS (cold: each
 process's ru_maxrss; warm: the process's VmHWM at the end), and word error rate after
 normalise() (case, punctuation, numbers as words), with ratios speak / faster-whisper and the
-issue's targets. Prints Markdown tables, writes Benchmarks/results/transcription.json (--output).
+issue's targets. Then each warm method hears clips with nothing to hear or long pauses in it
+(make_noise_clips): the words it made up, and its WER on the speech between the pauses. Prints
+Markdown tables, writes Benchmarks/results/transcription.json (--output).
 Needs espeak-ng, pocketsphinx_continuous, python3 -m pip, speak's models installed.
 """
-import argparse, http.client, json, os, random, re, shutil, socket, signal, statistics, subprocess, sys, tempfile
+import argparse, array, http.client, json, os, random, re, shutil, socket, signal, statistics, subprocess, sys, tempfile
 import time, uuid, wave, zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -265,6 +267,35 @@ def make_clips(directory, speak, sentences, python):
             assert (w.getframerate(), w.getnchannels(), w.getsampwidth()) == (16000, 1, 2)
             clip["duration"] = w.getnframes() / 16000
     return clips
+
+
+def make_noise_clips(directory, clips, rng):
+    """Clips with nothing to hear, or long stretches of it: 45 s of hiss (Gaussian, RMS 30: -61 dBFS),
+    10 s of digital silence, and per voice two sentences each followed by 20 s of silence, hiss under
+    the whole (a recording left running between two remarks)."""
+    def hiss(n):
+        return [int(rng.gauss(0, 30)) for _ in range(n)]
+
+    def samples(path):
+        with wave.open(path) as w:
+            data = w.readframes(w.getnframes())
+        return list(memoryview(data).cast("h"))
+
+    made = [("hiss-45s", "", hiss(45 * 16000)), ("silence-10s", "", [0] * (10 * 16000))]
+    for voice in VOICES:
+        first, second = (c for c in clips if c["voice"] == voice and c["name"].endswith(("-00", "-01")))
+        gap = [0] * (20 * 16000)
+        speech = samples(first["path"]) + gap + samples(second["path"]) + gap
+        mixed = [max(-32768, min(32767, a + b)) for a, b in zip(speech, hiss(len(speech)))]
+        made.append((f"pauses-{voice}", f"{first['ref']} {second['ref']}", mixed))
+    noise = []
+    for name, ref, pcm in made:
+        path = f"{directory}/{name}.wav"
+        with wave.open(path, "wb") as w:
+            w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000)
+            w.writeframes(array.array("h", pcm).tobytes())
+        noise.append({"name": name, "path": path, "ref": ref, "duration": len(pcm) / 16000})
+    return noise
 
 
 def resample(pairs):
@@ -591,11 +622,17 @@ def measure(args, speak, rng, language, python, directories, directory):
                         f"round {r + 1}: {i + 1}/{n} clips, {time.monotonic() - started:.0f} s, load {load[-1]:.1f}",
                         file=sys.stderr,
                     )
+        # Nothing to hear, and long pauses: each warm method once per clip, in a shuffled order.
+        noise = make_noise_clips(directory, clips, random.Random(args.seed)) if warm else []
+        noisy = {name: {} for name in warm}
+        for clip in noise:
+            for name in rng.sample(list(warm), len(warm)):
+                noisy[name][clip["name"]] = warm[name].transcribe(clip)[1]
         warm_rss = {name: peak_rss(p.process.pid) for name, p in warm.items()}
     finally:
         for process in warm.values():
             process.stop()
-    report(args, clips, by_name, results, warm_rss, load, time.monotonic() - started, directories)
+    report(args, clips, by_name, results, warm_rss, load, time.monotonic() - started, directories, noise, noisy)
 
 
 def binary(speak, extra):
@@ -609,7 +646,7 @@ def speak_name(label, mode, model):
     return f"speak{'[' + label + ']' if label else ''} {mode} {model}"
 
 
-def report(args, clips, by_name, results, warm_rss, load, elapsed, directories):
+def report(args, clips, by_name, results, warm_rss, load, elapsed, directories, noise, noisy):
     def median_ms(name):
         return 1000 * statistics.median(s for _, s, _, _ in results[name])
 
@@ -766,6 +803,20 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories):
             for label, measured, met in targets:
                 summary["targets"].append({"target": label, "measured": measured, "met": met})
                 print(f"| {label} | {measured} | {'yes' if met else 'NO'} |")
+
+    if noise:
+        empty, pauses = [c for c in noise if not c["ref"]], [c for c in noise if c["ref"]]
+        print(
+            f"\n### Nothing to hear, and long pauses (warm; {', '.join(c['name'] for c in noise)})\n\n"
+            "| recogniser | words made up on hiss and silence | WER % on two sentences with 20 s pauses in hiss |\n"
+            "|---|--:|--:|"
+        )
+        summary["noise"] = {}
+        for name in sorted(noisy, key=lambda n: (n.split()[-1], n)):
+            made_up = sum(len(normalise(noisy[name][c["name"]])) for c in empty)
+            pause_wer = wer(pauses, noisy[name])[0]
+            summary["noise"][name] = {"made_up_words": made_up, "pauses_wer": round(pause_wer, 2), "texts": noisy[name]}
+            print(f"| {name} | {made_up} | {pause_wer:.1f} |")
 
     # Cold and warm runs of one program decode the same way; a difference would be worth a look.
     differ = []

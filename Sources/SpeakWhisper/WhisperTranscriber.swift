@@ -78,6 +78,9 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     public static let sampleRate = 16000
     /// The longest stretch whisper decodes at once.
     public static let windowSeconds = 30
+    /// Samples of steady sound kept at a window's edges (0.3 s): the start of a soft first
+    /// consonant, the fading of a last one.
+    static let leadBeforeSound = sampleRate * 3 / 10
 
     /// Loads `model` (or takes the process's copy of it). A missing file is ``WhisperError/Kind/modelMissing``,
     /// a file that is not a whisper.cpp model ``WhisperError/Kind/modelCorrupt``.
@@ -171,13 +174,26 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         var words: [Transcript.Word] = []
         var heard = ""
         var previous: [WindowSegment] = []
+        let steady = SteadySound(audio)
         var start = 0
         while start < total {
-            let end = min(start + window, total)
-            let isLast = end == total
+            // A window starts where there is sound, a little before it: steady sound is not decoded.
+            let source = Int(Int64(start) * Int64(audio.sampleRate) / Int64(rate))
+            guard let sound = steady.nextSound(in: audio, from: source) else { break }
+            if sound > source {
+                let lead = Int(Int64(sound) * Int64(rate) / Int64(audio.sampleRate)) - Self.leadBeforeSound
+                start = max(start, lead)
+            }
+            // It ends at a long pause: decoded on, the pause got the window's words again.
+            let pause = steady.nextPause(in: audio, from: sound).map { pause in
+                Int(Int64(pause) * Int64(rate) / Int64(audio.sampleRate)) + Self.leadBeforeSound
+            }
+            let end = min(start + window, total, pause ?? total)
+            // A window that ends at the recording's end or at a pause has nothing cut off.
+            let isWhole = end == total || end < start + window
             var pcm = Self.floats(audio, from: start, to: end)
             // whisper ignores less than 100 ms; a short last piece gets a little silence after it.
-            if isLast, pcm.count < rate { pcm += [Float](repeating: 0, count: rate - pcm.count) }
+            if isWhole, pcm.count < rate { pcm += [Float](repeating: 0, count: rate - pcm.count) }
             var prompt = options.prompt ?? ""
             if let phrases = options.expectedPhrases, options.prompt == nil {
                 // Spelling the answers in the prompt makes whisper write them the same way.
@@ -188,16 +204,16 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
             }
             let (found, detected) = try decode(
                 pcm, lease: lease, language: language, prompt: prompt, previous: previous, grammar: grammar,
-                options: options, singlePass: !isLast)
+                options: options, singlePass: !isWhole)
             language = language ?? detected
             let length = (end - start) / (rate / 100)
-            let (kept, advance) = isLast ? (found.count, length) : Self.cut(found, windowLength: length)
+            let (kept, advance) = isWhole ? (found.count, length) : Self.cut(found, windowLength: length)
             previous = Array(found.prefix(kept))
             let offset = Double(start) / Double(rate)
             let duration = Double(total) / Double(rate)
             for segment in found.prefix(kept) {
                 let text = segment.text.trimmingCharacters(in: .whitespaces)
-                guard !text.isEmpty else { continue }
+                guard !Self.isNonSpeech(text) else { continue }
                 segments.append(
                     Transcript.Segment(
                         start: min(duration, offset + Double(segment.t0) / 100),
@@ -210,10 +226,16 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
                 }
                 heard += heard.isEmpty ? text : " " + text
             }
-            start = isLast ? total : start + advance * (rate / 100)
+            start = isWhole ? end : start + advance * (rate / 100)
             options.progress?(min(1, Double(start) / Double(max(total, 1))))
         }
+        if start < total { options.progress?(1) }
         return Transcript(text: heard, duration: audio.duration, segments: segments, language: language, words: words)
+    }
+
+    /// Whether a segment's text says nothing: empty, or no letter or digit ("...", "-").
+    static func isNonSpeech(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { $0.properties.isAlphabetic || $0.properties.numericType != nil }
     }
 
     /// For a window that is not the last: the segments to keep and where the next window starts
@@ -298,6 +320,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         params.print_realtime = false
         params.print_timestamps = false
         params.print_special = false
+        // Non-speech tokens suppressed: allowed, whisper bracketed real words ("[Council]"). Steady
+        // sound, where suppressed it made words up, is not decoded at all.
         params.suppress_nst = true
         params.token_timestamps = options.wordTimestamps
         if let temperature = options.temperature { params.temperature = Float(min(1, max(0, temperature))) }

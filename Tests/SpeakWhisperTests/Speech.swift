@@ -32,6 +32,24 @@ enum Speech {
         PCMBuffer(sampleRate: 16000, samples: clips.flatMap(\.samples))
     }
 
+    /// `seconds` of Gaussian noise at 16 kHz with an RMS of `level` (30: -61 dBFS, a quiet room's
+    /// hiss), the same every time.
+    static func noise(seconds: Double, level: Double) -> PCMBuffer {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func uniform() -> Double {
+            // SplitMix64: seeded, so a failure can be reproduced.
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return (Double((z ^ (z >> 31)) >> 11) + 0.5) / Double(1 << 53)
+        }
+        let samples = (0..<Int(seconds * 16000)).map { _ in
+            Int16(level * (-2 * log(uniform())).squareRoot() * cos(2 * .pi * uniform()))
+        }
+        return PCMBuffer(sampleRate: 16000, samples: samples)
+    }
+
     /// Lowercase words without punctuation, for comparing texts.
     static func words(_ text: String) -> [String] {
         text.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "'") }.map(String.init)

@@ -167,6 +167,47 @@ struct WhisperTranscriberTests {
         #expect(fractions.count >= 2 && fractions == fractions.sorted() && fractions.last == 1, "\(fractions)")
     }
 
+    @Test("steady noise and silence alone are nothing, on both models")
+    func noiseAlone() throws {
+        let noise = Speech.noise(seconds: 45, level: 30)
+        let silence = PCMBuffer(sampleRate: 16000, samples: [Int16](repeating: 0, count: 10 * 16000))
+        for transcriber in [try tiny, try base] {
+            for audio in [noise, silence] {
+                let transcript = try transcriber.transcribe(audio, options: TranscriptionOptions(wordTimestamps: true))
+                #expect(transcript.text.isEmpty, "\(transcriber.model.name): \(transcript.text)")
+                #expect(transcript.segments.isEmpty && transcript.words.isEmpty)
+            }
+        }
+    }
+
+    @Test("speech with long stretches of noise between: each sentence once, at its time")
+    func speechBetweenNoise() throws {
+        let first = "Call my sister when you arrive at the airport."
+        let second = "We will meet at the train station at noon."
+        let gap = PCMBuffer(sampleRate: 16000, samples: [Int16](repeating: 0, count: 20 * 16000))
+        let clean = Speech.joined([try Speech.clip(first), gap, try Speech.clip(second), gap])
+        // The noise lies under the speech too, as a fan's would.
+        let noise = Speech.noise(seconds: clean.duration, level: 30)
+        let audio = PCMBuffer(
+            sampleRate: 16000, samples: zip(clean.samples, noise.samples).map { $0 &+ $1 })
+        for transcriber in [try tiny, try base] {
+            let transcript = try transcriber.transcribe(audio, options: TranscriptionOptions())
+            #expect(Speech.words(transcript.text) == Speech.words(first + " " + second), "\(transcriber.model.name)")
+            let starts = transcript.segments.map(\.start)
+            #expect(starts.first.map { $0 < 1 } == true && starts.last.map { $0 > 22 && $0 < 24 } == true, "\(starts)")
+        }
+    }
+
+    @Test(
+        "segments without a letter or digit are dropped; bracketed words are words",
+        arguments: [
+            ("...", true), (" - ", true), ("", true), ("Yes.", false), ("42", false), ("[Council]", false),
+            ("Ça va ?", false), ("你好", false),
+        ])
+    func nonSpeech(text: String, expected: Bool) {
+        #expect(WhisperTranscriber.isNonSpeech(text) == expected)
+    }
+
     @Test("audio at another rate is resampled, a window at a time")
     func otherRate() throws {
         let sentence = "We will meet at the train station at noon."
