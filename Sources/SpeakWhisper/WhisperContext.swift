@@ -42,6 +42,7 @@ final class WhisperContext: @unchecked Sendable {
 
     private static func load(_ model: WhisperModel) throws(WhisperError) -> WhisperContext {
         let header = try model.header()
+        try model.checkLayout()
         WhisperLog.install
         _ = WhisperLog.takeLastError()
         var parameters = whisper_context_default_params()

@@ -172,4 +172,59 @@ extension WhisperModel {
         guard sane else { throw corrupt("implausible hyper-parameters \(words[1...11].map(String.init))") }
         return header
     }
+
+    /// Walks the file past the header: mel filters, vocabulary, then each tensor's header and data,
+    /// so that a cut or damaged file is refused before whisper.cpp reads it. Cut in the filters it
+    /// aborted the process (std::out_of_range); cut before the tensors it loaded a model with none,
+    /// which heard nothing in any audio.
+    public func checkLayout() throws(WhisperError) {
+        guard let file = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
+            throw WhisperError(.modelCorrupt, function: "open", message: "cannot read the model file \(path)")
+        }
+        var offset = 48
+        func corrupt(_ why: String) -> WhisperError {
+            WhisperError(
+                .modelCorrupt, function: "whisper_init_from_file_with_params",
+                message: "\(path) is damaged: \(why) (\(file.count) bytes)")
+        }
+        func skip(_ bytes: Int, _ what: String) throws(WhisperError) {
+            guard bytes >= 0, bytes <= file.count - offset else { throw corrupt("it ends inside \(what)") }
+            offset += bytes
+        }
+        func int32(_ what: String) throws(WhisperError) -> Int {
+            let at = offset
+            try skip(4, what)
+            return file.withUnsafeBytes {
+                Int(Int32(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: Int32.self)))
+            }
+        }
+        let (bands, bins) = (try int32("the mel filters"), try int32("the mel filters"))
+        guard (1...256).contains(bands), (1...1024).contains(bins) else { throw corrupt("implausible mel filters") }
+        try skip(bands * bins * 4, "the mel filters")
+        let tokens = try int32("the vocabulary")
+        guard (0...100_000).contains(tokens) else { throw corrupt("implausible vocabulary size \(tokens)") }
+        for _ in 0..<tokens { try skip(try int32("the vocabulary"), "the vocabulary") }
+        var tensors = 0
+        while offset < file.count {
+            let what = "tensor \(tensors + 1)"
+            let (dimensions, nameLength, type) = (try int32(what), try int32(what), try int32(what))
+            guard (1...4).contains(dimensions), (1...256).contains(nameLength) else { throw corrupt("a bad \(what)") }
+            var elements = 1
+            for _ in 0..<dimensions {
+                let size = try int32(what)
+                guard size > 0, elements <= Int(Int32.max) / size else { throw corrupt("a bad \(what)") }
+                elements *= size
+            }
+            try skip(nameLength, what)
+            // ggml's element types: (elements per block, bytes per block). Another type ends the walk;
+            // whisper.cpp judges the rest.
+            let blocks: [Int: (Int, Int)] = [
+                0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34),
+            ]
+            guard let (perBlock, bytes) = blocks[type] else { return }
+            try skip((elements + perBlock - 1) / perBlock * bytes, what)
+            tensors += 1
+        }
+        guard tensors > 0 else { throw corrupt("it has no tensors") }
+    }
 }

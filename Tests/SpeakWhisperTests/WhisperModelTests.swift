@@ -96,6 +96,33 @@ struct WhisperModelTests {
         #expect(throws: Never.self) { try WhisperTranscriber(model: "tiny.en") }
     }
 
+    @Test("a model cut short anywhere is a one-line modelCorrupt error, never a crash or a model with no weights")
+    func cutShort() throws {
+        let real = try Data(contentsOf: URL(fileURLWithPath: WhisperModel.find("tiny.en").path))
+        func int32(_ at: Int) -> Int {
+            real.withUnsafeBytes { Int(Int32(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: Int32.self))) }
+        }
+        // The tensors start after the 48-byte header, the mel filters and the vocabulary.
+        var tensors = 56 + int32(48) * int32(52) * 4
+        let tokens = int32(tensors)
+        tensors += 4
+        for _ in 0..<tokens { tensors += 4 + int32(tensors) }
+        let directory = try Directory()
+        let cuts = [
+            (1000, "the mel filters"), (tensors - 10, "the vocabulary"), (tensors, "no tensors"),
+            (tensors + 40, "tensor 1"),
+        ]
+        for (length, place) in cuts {
+            let path = directory.file("ggml-cut-\(length).bin")
+            try real.prefix(length).write(to: URL(fileURLWithPath: path))
+            let error = #expect(throws: WhisperError.self) { try WhisperTranscriber(model: WhisperModel(path: path)) }
+            #expect(error?.kind == .modelCorrupt)
+            #expect(
+                error.map { $0.description.contains(place) && !$0.description.contains("\n") } == true,
+                "\(String(describing: error))")
+        }
+    }
+
     @Test("heard text is matched to the closest expected phrase, or to none")
     func phraseMatching() {
         let answers = ["yes", "no", "cancel"]
