@@ -24,6 +24,9 @@ enum TranscribeCommand {
           --openai URL [--model M]        an OpenAI-compatible API, e.g. https://api.groq.com/openai
                    [--key-env NAME]       (default model whisper-large-v3-turbo; key from $NAME,
                                            default OPENAI_API_KEY)
+        FILE - is standard input (`speak record -o - | speak transcribe -`). With several
+        files each line is "FILE: text", as grep names them; a file that fails is reported on
+        standard error and the others go on (the exit code is the last failure's).
         --expect restricts recognition to the listed phrases: the reliable mode for answers in
         scripts. --json prints {"file","text","duration"} per file. -o FILE appends the lines to FILE
         instead of printing them. --progress draws a bar per file on standard error as long
@@ -139,7 +142,7 @@ enum TranscribeCommand {
                     if let bar { options.progress = { fraction in bar.show(fraction) } }
                     let transcript = try transcribe(file, with: transcriber, options: options)
                     bar?.finish()
-                    let text = arguments.pending ? "\(file): \(transcript.text)" : transcript.text
+                    let text = arguments.pending || files.count > 1 ? "\(file): \(transcript.text)" : transcript.text
                     // Durable before the recording goes: a kill right after must not lose the text.
                     try output.write(arguments.json ? json(file: file, transcript) : text)
                     if arguments.pending { try spool.markDone(URL(fileURLWithPath: file), keep: arguments.keep) }
@@ -162,7 +165,9 @@ enum TranscribeCommand {
     {
         // Read to the end, not mapped: a pipe (`<(…)`, /dev/stdin) or a FIFO is a file here too.
         let bytes: [UInt8]
-        do { bytes = try FileSystem.contents(of: file, maximumBytes: maximumFileBytes) } catch {
+        do {
+            bytes = try FileSystem.contents(of: file == "-" ? "/dev/stdin" : file, maximumBytes: maximumFileBytes)
+        } catch {
             throw InputError(code: .noInput, message: "cannot read \(file): \(error.message)")
         }
         let audio: PCMBuffer

@@ -25,9 +25,21 @@ struct TranscribeCommandTests {
     @Test("a pipe is read as a file: /dev/stdin")
     func pipe() throws {
         let audio = try Data(contentsOf: Self.samples.appendingPathComponent("yes.m4a"))
-        let result = try Speak.run(["transcribe", "--expect", "yes please do that|no", "/dev/stdin"], input: audio)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "yes please do that\n", "\(result.stdout)")
+        for file in ["/dev/stdin", "-"] {
+            let result = try Speak.run(["transcribe", "--expect", "yes please do that|no", file], input: audio)
+            #expect(result.status == 0, "\(file): \(result.stderr)")
+            #expect(result.stdout == "yes please do that\n", "\(file): \(result.stdout)")
+        }
+    }
+
+    @Test("several files: each line names its file, a failing one is reported and the rest go on")
+    func severalFiles() throws {
+        let files = ["yes.m4a", "missing.wav", "yes.flac"].map { Self.samples.appendingPathComponent($0).path }
+        let result = try Speak.run(["transcribe", "--expect", "yes please do that|no"] + files)
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(
+            result.stdout == "\(files[0]): yes please do that\n\(files[2]): yes please do that\n", "\(result.stdout)")
+        #expect(result.stderr == "speak: cannot read \(files[1]): No such file or directory\n", "\(result.stderr)")
     }
 
     @Test("free dictation prints some of the words")
