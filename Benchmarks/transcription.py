@@ -283,7 +283,8 @@ def make_noise_clips(directory, clips, rng):
 
     made = [("hiss-45s", "", hiss(45 * 16000)), ("silence-10s", "", [0] * (10 * 16000))]
     for voice in VOICES:
-        first, second = (c for c in clips if c["voice"] == voice and c["name"].endswith(("-00", "-01")))
+        # The two longest sentences: a short one ("Thank you.") could not be told from whisper's own.
+        first, second = sorted((c for c in clips if c["voice"] == voice), key=lambda c: -c["duration"])[:2]
         gap = [0] * (20 * 16000)
         speech = samples(first["path"]) + gap + samples(second["path"]) + gap
         mixed = [max(-32768, min(32767, a + b)) for a, b in zip(speech, hiss(len(speech)))]
