@@ -271,7 +271,7 @@ def make_clips(directory, speak, sentences, python):
 
 def make_noise_clips(directory, clips, rng):
     """Clips with nothing to hear, or long stretches of it: 45 s of hiss (Gaussian, RMS 30: -61 dBFS),
-    10 s of digital silence, and per voice two sentences each followed by 20 s of silence, hiss under
+    10 s of digital silence, and per voice its two longest sentences, each followed by 20 s of silence, hiss under
     the whole (a recording left running between two remarks)."""
     def hiss(n):
         return [int(rng.gauss(0, 30)) for _ in range(n)]
