@@ -18,7 +18,8 @@ public final class SpeechService: Sendable {
     /// The voice OpenAI's voice names get: a neural English voice when one is installed.
     let openAIVoice: Voice
 
-    /// OpenAI's voice names, answered by `default` unless a voice file takes the name.
+    /// OpenAI's voice names, answered by ``openAIVoice`` (the neural English voice when one is
+    /// installed, else `default`) unless a voice file takes the name.
     static let openAIVoices: Set = [
         "alloy", "ash", "ballad", "cedar", "coral", "echo", "fable", "marin", "nova", "onyx", "sage", "shimmer",
         "verse",

@@ -36,8 +36,9 @@ public enum WAV {
     }
 
     /// The rates a WAV header may claim. Anything else is a damaged (or hostile) header: a 1 Hz
-    /// claim would make a resampler produce 16000 samples for every one present.
-    public static let sampleRates = 8000...192_000
+    /// claim would make a resampler produce 16000 samples for every one present. 4 kHz, not 8: old
+    /// recorders wrote 4000, 5512 and 6000 Hz files, which FFmpeg's formats already took.
+    public static let sampleRates = 4000...192_000
     public static let channelCounts = 1...32
 
     /// What a WAV's `fmt ` chunk says, and where its samples are (within the bytes present).
@@ -55,7 +56,7 @@ public enum WAV {
         var isLinear: Bool { encoding == 1 || encoding == 3 }
     }
 
-    /// Reads and checks the header: rate 8 kHz–192 kHz, 1–32 channels, and for PCM and float a
+    /// Reads and checks the header: rate 4 kHz–192 kHz, 1–32 channels, and for PCM and float a
     /// whole number of bytes per sample with a block align that agrees. Work is bounded by the
     /// bytes present: every chunk step advances, sizes beyond the end are cut to the end.
     public static func format(of data: Data) throws(AudioFileError) -> Format {
@@ -95,7 +96,7 @@ public enum WAV {
         _ header: (encoding: Int, channels: Int, rate: Int, align: Int, bits: Int)
     ) throws(AudioFileError) {
         guard sampleRates.contains(header.rate) else {
-            throw .notAudio("WAV header claims a sample rate \(header.rate) Hz; WAV audio is 8000–192000 Hz")
+            throw .notAudio("WAV header claims a sample rate \(header.rate) Hz; WAV audio is 4000–192000 Hz")
         }
         guard channelCounts.contains(header.channels) else {
             throw .notAudio("WAV header claims \(header.channels) channels; 1–32 are possible")
