@@ -22,50 +22,46 @@ struct SteadySound: Sendable {
     /// Steady frames in a row that make a pause a window ends at: 2 s.
     static let pauseFrames = 40
 
+    /// Samples per frame, at the audio's own rate.
+    let frame: Int
+    /// Whether each frame, from the audio's first sample on, rises above the quiet level.
+    private let loud: [Bool]
     /// The recording's quiet level: the 10th percentile of its frames' RMS, in 0...1.
     let quietLevel: Float
 
     init(_ audio: PCMBuffer) {
-        var levels = Self.levels(audio.samples, rate: audio.sampleRate)
-        levels.sort()
-        quietLevel = levels.isEmpty ? 0 : levels[levels.count / 10]
+        let frame = Self.frameLength(rate: audio.sampleRate)
+        let samples = audio.samples
+        self.frame = frame
+        let levels = stride(from: 0, to: samples.count, by: frame).map { start in
+            Self.level(samples[start..<min(samples.count, start + frame)])
+        }
+        let sorted = levels.sorted()
+        quietLevel = sorted.isEmpty ? 0 : sorted[sorted.count / 10]
+        let threshold = max(Self.silence, quietLevel * Self.rise)
+        loud = levels.map { $0 > threshold }
     }
 
     /// Where the next sound starts at or after sample `from` (at the audio's own rate): the first
     /// of ``framesNeeded`` frames in a row above the quiet level; `nil` if only steady sound follows.
-    func nextSound(in audio: PCMBuffer, from: Int) -> Int? {
-        firstRun(of: Self.framesNeeded, loud: true, in: audio, from: from)
-    }
+    func nextSound(from: Int) -> Int? { firstRun(of: Self.framesNeeded, loud: true, from: from) }
 
     /// Where the next pause of ``pauseFrames`` steady frames starts at or after sample `from`;
     /// `nil` if there is none.
-    func nextPause(in audio: PCMBuffer, from: Int) -> Int? {
-        firstRun(of: Self.pauseFrames, loud: false, in: audio, from: from)
-    }
+    func nextPause(from: Int) -> Int? { firstRun(of: Self.pauseFrames, loud: false, from: from) }
 
-    /// The first sample of `count` frames in a row from `from` on that are above the quiet level
-    /// (`loud`) or not.
-    private func firstRun(of count: Int, loud: Bool, in audio: PCMBuffer, from: Int) -> Int? {
-        let threshold = max(Self.silence, quietLevel * Self.rise)
-        let frame = Self.frameLength(rate: audio.sampleRate)
+    /// The first sample of `count` frames in a row, from the frame holding sample `from` on, that
+    /// are above the quiet level (`loud`) or not.
+    private func firstRun(of count: Int, loud wanted: Bool, from: Int) -> Int? {
         var run = 0
-        var start = max(0, from)
-        while start < audio.samples.count {
-            let end = min(audio.samples.count, start + frame)
-            run = (Self.level(audio.samples[start..<end]) > threshold) == loud ? run + 1 : 0
-            if run == count { return start - (count - 1) * frame }
-            start = end
+        for index in min(max(0, from) / frame, loud.count)..<loud.count {
+            run = loud[index] == wanted ? run + 1 : 0
+            if run == count { return (index - count + 1) * frame }
         }
         return nil
     }
 
     static func frameLength(rate: Int) -> Int { max(1, Int(Double(rate) * frameSeconds)) }
-
-    /// The RMS of each 50 ms frame (the last may be shorter), in 0...1.
-    static func levels(_ samples: [Int16], rate: Int) -> [Float] {
-        let frame = frameLength(rate: rate)
-        return stride(from: 0, to: samples.count, by: frame).map { level(samples[$0..<min(samples.count, $0 + frame)]) }
-    }
 
     static func level(_ piece: ArraySlice<Int16>) -> Float {
         let sum = piece.reduce(0.0) { total, sample in total + Double(sample) * Double(sample) }

@@ -173,6 +173,11 @@ extension WhisperModel {
         return header
     }
 
+    /// ggml's element types: f32, f16, q4_0, q4_1, q5_0, q5_1, q8_0 → (elements, bytes) per block.
+    private static let elementBlocks: [Int: (Int, Int)] = [
+        0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34),
+    ]
+
     /// Walks the file past the header: mel filters, vocabulary, then each tensor's header and data,
     /// so that a cut or damaged file is refused before whisper.cpp reads it. Cut in the filters it
     /// aborted the process (std::out_of_range); cut before the tensors it loaded a model with none,
@@ -216,12 +221,8 @@ extension WhisperModel {
                 elements *= size
             }
             try skip(nameLength, what)
-            // ggml's element types: (elements per block, bytes per block). Another type ends the walk;
-            // whisper.cpp judges the rest.
-            let blocks: [Int: (Int, Int)] = [
-                0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34),
-            ]
-            guard let (perBlock, bytes) = blocks[type] else { return }
+            // Another element type ends the walk; whisper.cpp judges the rest.
+            guard let (perBlock, bytes) = Self.elementBlocks[type] else { return }
             try skip((elements + perBlock - 1) / perBlock * bytes, what)
             tensors += 1
         }

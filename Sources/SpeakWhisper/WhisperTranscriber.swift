@@ -165,9 +165,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         _ audio: PCMBuffer, options: TranscriptionOptions, language: String?, lease: WhisperStatePool.Lease
     ) throws(WhisperError) -> Transcript {
         let rate = Self.sampleRate
-        let total =
-            audio.sampleRate == rate
-            ? audio.samples.count : Int(Int64(audio.samples.count) * Int64(rate) / Int64(audio.sampleRate))
+        let total = Self.index(audio.samples.count, from: audio.sampleRate, to: rate)
         let window = Self.windowSeconds * rate
         var language = language
         var segments: [Transcript.Segment] = []
@@ -178,15 +176,14 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         var start = 0
         while start < total {
             // A window starts where there is sound, a little before it: steady sound is not decoded.
-            let source = Int(Int64(start) * Int64(audio.sampleRate) / Int64(rate))
-            guard let sound = steady.nextSound(in: audio, from: source) else { break }
+            let source = Self.index(start, from: rate, to: audio.sampleRate)
+            guard let sound = steady.nextSound(from: source) else { break }
             if sound > source {
-                let lead = Int(Int64(sound) * Int64(rate) / Int64(audio.sampleRate)) - Self.leadBeforeSound
-                start = max(start, lead)
+                start = max(start, Self.index(sound, from: audio.sampleRate, to: rate) - Self.leadBeforeSound)
             }
             // It ends at a long pause: decoded on, the pause got the window's words again.
-            let pause = steady.nextPause(in: audio, from: sound).map { pause in
-                Int(Int64(pause) * Int64(rate) / Int64(audio.sampleRate)) + Self.leadBeforeSound
+            let pause = steady.nextPause(from: sound).map { pause in
+                Self.index(pause, from: audio.sampleRate, to: rate) + Self.leadBeforeSound
             }
             let end = min(start + window, total, pause ?? total)
             // A window that ends at the recording's end or at a pause has nothing cut off.
@@ -233,6 +230,11 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         return Transcript(text: heard, duration: audio.duration, segments: segments, language: language, words: words)
     }
 
+    /// Sample `index` at rate `from` as an index at rate `to`.
+    private static func index(_ index: Int, from: Int, to: Int) -> Int {
+        from == to ? index : Int(Int64(index) * Int64(to) / Int64(from))
+    }
+
     /// Whether a segment's text says nothing: empty, or no letter or digit ("...", "-").
     static func isNonSpeech(_ text: String) -> Bool {
         !text.unicodeScalars.contains { $0.properties.isAlphabetic || $0.properties.numericType != nil }
@@ -256,8 +258,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         if audio.sampleRate == rate {
             return audio.samples[from..<to].map { Float($0) / 32768 }
         }
-        let first = Int(Int64(from) * Int64(audio.sampleRate) / Int64(rate))
-        let last = min(audio.samples.count, Int(Int64(to) * Int64(audio.sampleRate) / Int64(rate)) + 2)
+        let first = index(from, from: rate, to: audio.sampleRate)
+        let last = min(audio.samples.count, index(to, from: rate, to: audio.sampleRate) + 2)
         var resampler = Resampler(inputRate: audio.sampleRate, outputRate: rate)
         var converted = audio.samples.withUnsafeBufferPointer { all in
             resampler.process(UnsafeBufferPointer(rebasing: all[first..<max(first, last)]))

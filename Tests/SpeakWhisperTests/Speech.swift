@@ -50,6 +50,12 @@ enum Speech {
         return PCMBuffer(sampleRate: 16000, samples: samples)
     }
 
+    /// `audio` (16 kHz) with ``noise(seconds:level:)`` under all of it, as a fan's would be.
+    static func withNoise(_ audio: PCMBuffer, level: Double = 30) -> PCMBuffer {
+        let noise = noise(seconds: audio.duration, level: level)
+        return PCMBuffer(sampleRate: 16000, samples: zip(audio.samples, noise.samples).map { $0 &+ $1 })
+    }
+
     /// Lowercase words without punctuation, for comparing texts.
     static func words(_ text: String) -> [String] {
         text.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "'") }.map(String.init)

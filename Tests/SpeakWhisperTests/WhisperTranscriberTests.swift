@@ -185,11 +185,7 @@ struct WhisperTranscriberTests {
         let first = "Call my sister when you arrive at the airport."
         let second = "We will meet at the train station at noon."
         let gap = PCMBuffer(sampleRate: 16000, samples: [Int16](repeating: 0, count: 20 * 16000))
-        let clean = Speech.joined([try Speech.clip(first), gap, try Speech.clip(second), gap])
-        // The noise lies under the speech too, as a fan's would.
-        let noise = Speech.noise(seconds: clean.duration, level: 30)
-        let audio = PCMBuffer(
-            sampleRate: 16000, samples: zip(clean.samples, noise.samples).map { $0 &+ $1 })
+        let audio = Speech.withNoise(Speech.joined([try Speech.clip(first), gap, try Speech.clip(second), gap]))
         for transcriber in [try tiny, try base] {
             let transcript = try transcriber.transcribe(audio, options: TranscriptionOptions())
             #expect(Speech.words(transcript.text) == Speech.words(first + " " + second), "\(transcriber.model.name)")
