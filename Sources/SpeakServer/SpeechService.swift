@@ -25,6 +25,8 @@ public final class SpeechService: Sendable {
         "verse",
     ]
     static let models = ["speak-1", "tts-1", "tts-1-hd", "gpt-4o-mini-tts"]
+    /// The names clients send to transcribe and translate: each is this server's transcriber.
+    static let transcriptionModels = ["whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe"]
 
     /// One of ``models``, or an OpenAI snapshot of one (`gpt-4o-mini-tts-2025-12-15`, `tts-1-1106`),
     /// which clients pin and the openai package lists.
@@ -101,9 +103,14 @@ public final class SpeechService: Sendable {
             Route(method: "POST", path: "/v1/audio/transcriptions", body: .upload) {
                 try $0.transcribe($1, openAI: true)
             },
+            Route(method: "POST", path: "/v1/audio/translations", body: .upload) {
+                try $0.transcribe($1, openAI: true, translate: true)
+            },
         ]
         // One model each, as the openai package's `models.retrieve("tts-1")` asks.
-        + models.map { id in Route(method: "GET", path: "/v1/models/\(id)") { _, _ in .json(model(id)) } }
+        + (models + transcriptionModels).map { id in
+            Route(method: "GET", path: "/v1/models/\(id)") { _, _ in .json(model(id)) }
+        }
 
     private static let routesByPath = Dictionary(grouping: routes, by: \.path)
 
@@ -339,7 +346,7 @@ public final class SpeechService: Sendable {
     private func models() -> HTTPResponse {
         .json([
             "object": "list",
-            "data": Self.models.map(Self.model),
+            "data": (Self.models + Self.transcriptionModels).map(Self.model),
         ])
     }
 

@@ -2,7 +2,8 @@ import Foundation
 import SpeakKit
 import SpeakMedia
 
-/// `POST /api/transcribe` (the mobile client's contract) and OpenAI's `POST /v1/audio/transcriptions`.
+/// `POST /api/transcribe` (the mobile client's contract), OpenAI's `POST /v1/audio/transcriptions` and
+/// `POST /v1/audio/translations` (the same, in English).
 extension SpeechService {
     /// Groq's limit per file, and ours.
     static let maximumUploadBytes = 25 << 20
@@ -18,7 +19,7 @@ extension SpeechService {
         /// `stream=true`: server-sent `transcript.text.delta` events, then `transcript.text.done`.
         var stream: Bool
 
-        init(_ form: MultipartForm) throws {
+        init(_ form: MultipartForm, translate: Bool = false) throws {
             guard let upload = form.files["file"] else {
                 // curl's -F "file=<note.wav" sends the file's bytes as a plain field.
                 let reason = form.fields["file"] != nil ? "must be a file upload, with a filename" : "is required"
@@ -58,7 +59,7 @@ extension SpeechService {
                 expectedPhrases: form.fields["expect"].map {
                     $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
                 },
-                temperature: temperature, wordTimestamps: granularities.contains("word"))
+                temperature: temperature, wordTimestamps: granularities.contains("word"), translate: translate)
         }
 
         /// `chunking_strategy`: `auto`, or server VAD (`chunking_strategy[type]=server_vad`, or as a
@@ -76,11 +77,11 @@ extension SpeechService {
         }
     }
 
-    func transcribe(_ request: HTTPRequest, openAI: Bool) throws -> HTTPResponse {
+    func transcribe(_ request: HTTPRequest, openAI: Bool, translate: Bool = false) throws -> HTTPResponse {
         guard let form = request.form else {
             throw HTTPError(400, "send the audio as multipart/form-data with a 'file' part", code: "invalid_multipart")
         }
-        let order = try TranscriptionOrder(form)
+        let order = try TranscriptionOrder(form, translate: translate)
         if openAI && order.stream { return transcriptEvents(order) }
         return HTTPResponse(
             body: .deferred { [self] in
@@ -166,20 +167,17 @@ extension SpeechService {
     /// OpenAI's response formats, from the transcriber's own segments: Whisper's phrases, or
     /// pocketsphinx's words. `words` are the word times asked for with `timestamp_granularities[]=word`.
     static func render(_ transcript: Transcript, _ order: TranscriptionOrder) -> HTTPResponse {
-        var segments = transcript.segments
-        if segments.isEmpty, !transcript.text.isEmpty {
-            segments = [Transcript.Segment(start: 0, end: transcript.duration, text: transcript.text)]
-        }
         switch order.format {
         case "text": return .text(transcript.text + "\n")
         case "verbose_json":
             var object: [String: Any] = [
-                "task": "transcribe", "language": transcript.language ?? order.options.language ?? "en",
+                "task": order.options.translate ? "translate" : "transcribe",
+                "language": transcript.language ?? order.options.language ?? "en",
                 "duration": transcript.duration, "text": transcript.text,
                 "usage": ["type": "duration", "seconds": transcript.duration.rounded(.up)],
             ]
             if order.granularities.isEmpty || order.granularities.contains("segment") {
-                object["segments"] = segments.enumerated().map { index, segment in
+                object["segments"] = transcript.cues.enumerated().map { index, segment in
                     [
                         "id": index, "seek": 0, "start": segment.start, "end": segment.end, "text": segment.text,
                         "tokens": [Int](), "temperature": order.options.temperature ?? 0,
@@ -193,31 +191,20 @@ extension SpeechService {
                     transcript.words.isEmpty
                     ? transcript.segments.map { Transcript.Word(start: $0.start, end: $0.end, text: $0.text) }
                     : transcript.words
-                object["words"] = words.map { ["word": $0.text, "start": $0.start, "end": $0.end] }
+                // OpenAI's words carry no punctuation ("Yes," is "Yes"); one that is nothing else goes.
+                object["words"] = words.compactMap { word -> [String: Any]? in
+                    let bare = word.text.trimmingCharacters(in: .punctuationCharacters)
+                    return bare.isEmpty ? nil : ["word": bare, "start": word.start, "end": word.end]
+                }
             }
             return .json(object)
         case "srt":
-            let cues = segments.enumerated().map { index, segment in
-                "\(index + 1)\n\(timestamp(segment.start, ",")) --> \(timestamp(segment.end, ","))\n\(segment.text)\n"
-            }
             return HTTPResponse(
-                headers: [("Content-Type", "application/x-subrip")],
-                body: .data(Data(cues.joined(separator: "\n").utf8)))
+                headers: [("Content-Type", "application/x-subrip")], body: .data(Data(transcript.subRip.utf8)))
         case "vtt":
-            let cues = segments.map { "\(timestamp($0.start, ".")) --> \(timestamp($0.end, "."))\n\($0.text)\n" }
-            return HTTPResponse(
-                headers: [("Content-Type", "text/vtt")],
-                body: .data(Data((["WEBVTT\n"] + cues).joined(separator: "\n").utf8)))
+            return HTTPResponse(headers: [("Content-Type", "text/vtt")], body: .data(Data(transcript.webVTT.utf8)))
         default: return .json(["text": transcript.text])
         }
-    }
-
-    /// `00:01:02,345` (SRT) or `00:01:02.345` (WebVTT).
-    static func timestamp(_ seconds: Double, _ separator: String) -> String {
-        let milliseconds = Int((seconds * 1000).rounded())
-        let clock = String(
-            format: "%02d:%02d:%02d", milliseconds / 3_600_000, milliseconds / 60_000 % 60, milliseconds / 1000 % 60)
-        return clock + separator + String(format: "%03d", milliseconds % 1000)
     }
 }
 

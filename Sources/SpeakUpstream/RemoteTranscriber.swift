@@ -77,8 +77,11 @@ public struct RemoteTranscriber: Transcriber {
         let key = UpstreamHTTP.key(environment: upstream.keyEnvironment, file: upstream.keyFile)
         let url: URL
         do {
-            url = try UpstreamHTTP.endpoint(
-                upstream.url, upstream.api == .openai ? "/v1/audio/transcriptions" : "/api/transcribe")
+            // Translation is OpenAI's route on both: another speak serve answers it too.
+            let path =
+                options.translate
+                ? "/v1/audio/translations" : upstream.api == .openai ? "/v1/audio/transcriptions" : "/api/transcribe"
+            url = try UpstreamHTTP.endpoint(upstream.url, path)
         } catch {
             throw TranscriptionError(error)
         }
@@ -132,8 +135,11 @@ public struct RemoteTranscriber: Transcriber {
         case .openai:
             form.field("model", upstream.model ?? TranscriptionUpstream.defaultModel)
             form.field("response_format", (upstream.responseFormat ?? .json).rawValue)
-            // Whisper wants ISO 639-1 ("en"), where speak's voices say "en-us".
-            if let language = options.language?.split(whereSeparator: { $0 == "-" || $0 == "_" }).first {
+            // Whisper wants ISO 639-1 ("en"), where speak's voices say "en-us". OpenAI's translations
+            // take no language.
+            if !options.translate,
+                let language = options.language?.split(whereSeparator: { $0 == "-" || $0 == "_" }).first
+            {
                 form.field("language", language.lowercased())
             }
             // Whisper's prompt steers spelling and vocabulary: the expected answers belong there.
@@ -144,7 +150,9 @@ public struct RemoteTranscriber: Transcriber {
             if let language = options.language { form.field("language", language) }
             // speak serve restricts recognition to these (its `expect` field), as `--expect` does here.
             if let phrases = options.expectedPhrases { form.field("expect", phrases.joined(separator: "|")) }
+            if let prompt = options.prompt, !prompt.isEmpty { form.field("prompt", prompt) }
         }
+        if let temperature = options.temperature { form.field("temperature", String(temperature)) }
         form.file("file", filename: "audio.mp3", contentType: "audio/mpeg", data: mp3)
         var request = URLRequest(url: url)
         request.httpMethod = "POST"

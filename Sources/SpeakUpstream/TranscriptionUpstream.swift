@@ -5,9 +5,11 @@ import SpeakKit
 /// machine: read from `keyEnvironment` or `keyFile`, sent only to `url`, never logged.
 public struct TranscriptionUpstream: Codable, Sendable, Equatable {
     public enum API: String, Codable, Sendable {
-        /// `POST {url}/v1/audio/transcriptions`, multipart: `file`, `model`, `language`, `prompt`, `response_format`.
+        /// `POST {url}/v1/audio/transcriptions` (`…/translations` to translate), multipart: `file`,
+        /// `model`, `language`, `prompt`, `temperature`, `response_format`.
         case openai
-        /// `POST {url}/api/transcribe`, multipart: `language`, `file`; answers `{"text"}`: another `speak serve`.
+        /// `POST {url}/api/transcribe` (`/v1/audio/translations` to translate), multipart: `language`,
+        /// `expect`, `prompt`, `temperature`, `file`; answers `{"text"}`: another `speak serve`.
         case speak
     }
 

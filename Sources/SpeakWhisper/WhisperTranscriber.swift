@@ -326,6 +326,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         // sound, where suppressed it made words up, is not decoded at all.
         params.suppress_nst = true
         params.token_timestamps = options.wordTimestamps
+        // whisper.cpp gives an English-only model no task token: with translate it transcribes.
+        params.translate = options.translate
         if let temperature = options.temperature { params.temperature = Float(min(1, max(0, temperature))) }
         // Language detection needs the whole window: a shortened one took English for Finnish.
         if language != nil {

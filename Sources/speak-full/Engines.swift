@@ -25,6 +25,8 @@ enum Engines {
         static let engines = ["whisper", "pocketsphinx"]
         var engine: String?
         var model: String?
+        /// Whisper's threads (`speak transcribe --threads`); `nil` lets it share the free cores.
+        var threads: Int?
 
         /// Takes `--engine` and `--model` off the arguments; false if `argument` is neither.
         mutating func parse(_ argument: String, _ remaining: inout ArraySlice<String>) throws -> Bool {
@@ -56,7 +58,8 @@ enum Engines {
         if local.engine != "pocketsphinx" {
             let wanted = local.engine == "whisper" || local.model != nil
             do {
-                return try WhisperTranscriber(model: WhisperModel.find(local.model))
+                return try WhisperTranscriber(
+                    model: WhisperModel.find(local.model), configuration: .init(threads: local.threads))
             } catch  where wanted || error.kind == .modelCorrupt {
                 throw error
             } catch {

@@ -21,10 +21,10 @@ enum ServeCommand {
 
         Endpoints: GET / (a web page), /health, /ready, /voices, /v1/models, /v1/audio/voices,
         /speak?text=…; POST /speak, /api/speak, /v1/audio/speech, /play, /api/transcribe,
-        /v1/audio/transcriptions. All but / and /health need 'Authorization: Bearer TOKEN' when a
-        tokens file is configured. SIGHUP reloads the tokens file; SIGTERM finishes requests in
-        flight, then exits. Commands of the same user reach it without a token on the local socket
-        $XDG_RUNTIME_DIR/speak/serve.sock (or $SPEAK_SOCKET).
+        /v1/audio/transcriptions, /v1/audio/translations. All but / and /health need
+        'Authorization: Bearer TOKEN' when a tokens file is configured. SIGHUP reloads the tokens
+        file; SIGTERM finishes requests in flight, then exits. Commands of the same user reach it
+        without a token on the local socket $XDG_RUNTIME_DIR/speak/serve.sock (or $SPEAK_SOCKET).
 
         Wyoming: --wyoming tcp://0.0.0.0:10200 also serves Wyoming TTS and STT (Home Assistant's
         protocol, as wyoming-piper and wyoming-faster-whisper do) on that address: every installed

@@ -5,13 +5,19 @@ import SpeakMedia
 import SpeakPocketSphinx
 import SpeakUpstream
 
-/// `speak transcribe FILE… [--expect "yes|no"] [--json]`: audio files to text.
+/// `speak transcribe FILE… [--expect "yes|no"] [--format json|srt]`: audio files to text.
 enum TranscribeCommand {
+    enum Format: String {
+        case text, json, srt, vtt
+        var isSubtitles: Bool { self == .srt || self == .vtt }
+    }
+
     static let help = """
         speak transcribe: audio files (wav, mp3, m4a, webm, ogg, flac) to text.
 
-        usage: speak transcribe FILE… [--expect "yes|no|cancel"] [--language en] [--json] [-o FILE]
-                                [--progress]
+        usage: speak transcribe FILE… [--expect "yes|no|cancel"] [--language en] [--translate]
+                                [--prompt TEXT] [--temperature T] [--format text|json|srt|vtt]
+                                [-o FILE] [--progress]
                speak transcribe --pending [--keep]     (retry the recordings waiting in the spool)
 
         Recognition is local unless an upstream is named: Whisper (whisper.cpp) when a model is
@@ -20,6 +26,7 @@ enum TranscribeCommand {
           --model NAME|PATH               the Whisper model: base, tiny.en, or a ggml-*.bin file
                                           (looked up in $SPEAK_MODELS, ~/.local/share/speak/models,
                                           PREFIX/share/speak/models)
+          --threads N                     Whisper's threads (default: the free cores)
           --server URL [--token T]        another speak serve's /api/transcribe (token: $SPEAK_TOKEN)
           --openai URL [--model M]        an OpenAI-compatible API, e.g. https://api.groq.com/openai
                    [--key-env NAME]       (default model whisper-large-v3-turbo; key from $NAME,
@@ -28,17 +35,24 @@ enum TranscribeCommand {
         files each line is "FILE: text", as grep names them; a file that fails is reported on
         standard error and the others go on (the exit code is the last failure's).
         --expect restricts recognition to the listed phrases: the reliable mode for answers in
-        scripts. --json prints {"file","text","duration"} per file. -o FILE appends the lines to FILE
-        instead of printing them. --progress draws a bar per file on standard error as long
-        recordings are transcribed window by window. A spooled recording is deleted only once its
-        text is on disk.
+        scripts. --translate gives the text in English whatever was spoken (a multilingual Whisper
+        model such as base; an English-only recogniser transcribes). --prompt is text that comes
+        before the audio or spells its names; --temperature (0...1) Whisper's first sampling
+        temperature. --format json prints {"file","text","duration"} per file (--json for short);
+        srt and vtt print one file's subtitles, a cue per phrase. -o FILE appends the lines to FILE
+        instead of printing them (subtitles replace FILE). --progress draws a bar per file on
+        standard error as long recordings are transcribed window by window. A spooled recording
+        is deleted only once its text is on disk.
         """
 
     struct Arguments {
         var files: [String] = []
         var expect: [String]?
         var language: String?
-        var json = false
+        var prompt: String?
+        var temperature: Double?
+        var translate = false
+        var format = Format.text
         var pending = false
         var keep = false
         var progress = false
@@ -60,12 +74,31 @@ enum TranscribeCommand {
                 case "--language":
                     guard let value = remaining.popFirst() else { throw UsageError("--language needs a value") }
                     language = value
+                case "--prompt":
+                    guard let value = remaining.popFirst() else { throw UsageError("--prompt needs a text") }
+                    prompt = value
+                case "--temperature":
+                    guard let value = remaining.popFirst().flatMap(Double.init), (0...1).contains(value) else {
+                        throw UsageError("--temperature needs a number in 0...1")
+                    }
+                    temperature = value
+                case "--translate": translate = true
+                case "--threads":
+                    guard let value = remaining.popFirst().flatMap(Int.init), (1...64).contains(value) else {
+                        throw UsageError("--threads needs a whole number in 1...64")
+                    }
+                    local.threads = value
+                case "--format":
+                    guard let value = remaining.popFirst().flatMap(Format.init(rawValue:)) else {
+                        throw UsageError("--format is one of text, json, srt, vtt")
+                    }
+                    format = value
+                case "--json": format = .json
                 case _ where try parseUpstream(argument, &remaining, into: &upstream): break
                 case _ where try local.parse(argument, &remaining): break
                 case "-o", "--output":
                     guard let value = remaining.popFirst() else { throw UsageError("\(argument) needs a file") }
                     output = value
-                case "--json": json = true
                 case "--pending": pending = true
                 case "--keep": keep = true
                 case "--progress": progress = true
@@ -85,10 +118,17 @@ enum TranscribeCommand {
             guard !pending || files.isEmpty else {
                 throw UsageError("--pending retries the spool and takes no files")
             }
+            if format.isSubtitles, pending || files.count > 1 {
+                throw UsageError("--format \(format.rawValue) takes one file: subtitles are one recording's")
+            }
             for name in files + [output].compactMap({ $0 }) { try RawArguments.checkFileName(name) }
         }
 
-        var options: TranscriptionOptions { TranscriptionOptions(language: language, expectedPhrases: expect) }
+        var options: TranscriptionOptions {
+            TranscriptionOptions(
+                language: language, prompt: prompt, expectedPhrases: expect, temperature: temperature,
+                translate: translate)
+        }
 
         /// The named upstream, or a recogniser here.
         func makeTranscriber() throws -> any Transcriber { try Engines.transcriber(upstream: upstream, local: local) }
@@ -129,6 +169,29 @@ enum TranscribeCommand {
         runReporting {
             let arguments = try Arguments(arguments)
             let transcriber = try arguments.makeTranscriber()
+            func transcript(of file: String) throws -> Transcript {
+                var options = arguments.options
+                let bar = arguments.progress ? ProgressBar(label: file) : nil
+                if let bar { options.progress = { fraction in bar.show(fraction) } }
+                let transcript = try transcribe(file, with: transcriber, options: options)
+                bar?.finish()
+                return transcript
+            }
+            if arguments.format.isSubtitles {
+                // One document, put in place whole once it is made: a failure leaves -o's file as it was.
+                let transcript = try transcript(of: arguments.files[0])
+                let document = Array((arguments.format == .srt ? transcript.subRip : transcript.webVTT).utf8)
+                let output = try OutputFile(path: arguments.output ?? "-")
+                try output.writing {
+                    try document.withUnsafeBytes { bytes in
+                        try SystemCall.writeAll("write", bytes) { pointer, count, _ in
+                            Glibc.write(output.descriptor, pointer, count)
+                        }
+                    }
+                }
+                try output.commit()
+                return
+            }
             // The spool's recordings are removed only once transcribed (unless --keep).
             let spool = Spool()
             let files = arguments.pending ? spool.pending.map(\.path) : arguments.files
@@ -137,14 +200,10 @@ enum TranscribeCommand {
             var failure: (any Error)?
             for file in files {
                 do {
-                    var options = arguments.options
-                    let bar = arguments.progress ? ProgressBar(label: file) : nil
-                    if let bar { options.progress = { fraction in bar.show(fraction) } }
-                    let transcript = try transcribe(file, with: transcriber, options: options)
-                    bar?.finish()
+                    let transcript = try transcript(of: file)
                     let text = arguments.pending || files.count > 1 ? "\(file): \(transcript.text)" : transcript.text
                     // Durable before the recording goes: a kill right after must not lose the text.
-                    try output.write(arguments.json ? json(file: file, transcript) : text)
+                    try output.write(arguments.format == .json ? json(file: file, transcript) : text)
                     if arguments.pending { try spool.markDone(URL(fileURLWithPath: file), keep: arguments.keep) }
                 } catch {
                     guard files.count > 1 || arguments.pending else { throw error }

@@ -3,8 +3,8 @@
 
 usage: whisper_server.py LOG_FILE
 
-Prints its port on stdout. Serves POST .../v1/audio/transcriptions (OpenAI-compatible) and
-.../api/transcribe (another speak serve), both multipart/form-data. It decodes no audio: the Nth
+Prints its port on stdout. Serves POST .../v1/audio/transcriptions and .../v1/audio/translations
+(OpenAI-compatible) and .../api/transcribe (another speak serve), all multipart/form-data. It decodes no audio: the Nth
 request of a scenario is transcribed as "piece N", in the requested response_format (json for
 /api/transcribe). The first path component picks the behaviour, so each test sets it through the
 upstream URL:
@@ -56,7 +56,7 @@ class Handler(FixtureHandler):
         count = self.record(content_type=content_type, fields=fields, files=files)
         if self.path.endswith("/api/transcribe"):
             response_format = "json"
-        elif self.path.endswith("/v1/audio/transcriptions"):
+        elif self.path.endswith(("/v1/audio/transcriptions", "/v1/audio/translations")):
             response_format = fields.get("response_format", "json")
         else:
             return self.answer(404, "text/plain", b"no such endpoint")

@@ -13,15 +13,16 @@ final class OpenAITranscriptionTests {
 
     init() throws { server = try RunningServer() }
 
-    /// Runs `call` (a `client.audio.transcriptions.create(...)` expression on the yes.m4a sample,
-    /// `audio` the open file) and returns what the script printed.
-    func transcribe(_ call: String, then body: String = "print(json.dumps(result.model_dump()))") throws
-        -> Subprocess.Result
-    {
+    /// Runs `call` (a `client.audio.transcriptions.create(...)` expression on `file`, the yes.m4a
+    /// sample unless named, `audio` the open file) and returns what the script printed.
+    func transcribe(
+        _ call: String, file: String = samples.appendingPathComponent("yes.m4a").path,
+        then body: String = "print(json.dumps(result.model_dump()))"
+    ) throws -> Subprocess.Result {
         let script = """
             import json, openai
             client = openai.OpenAI(base_url="\(server.url)/v1", api_key="\(server.token)")
-            with open("\(Self.samples.appendingPathComponent("yes.m4a").path)", "rb") as audio:
+            with open("\(file)", "rb") as audio:
                 try:
                     result = \(call)
                     \(body.replacingOccurrences(of: "\n", with: "\n        "))
@@ -49,10 +50,9 @@ final class OpenAITranscriptionTests {
         #expect(!segments.isEmpty && segments.first?["text"] as? String == text.trimmingCharacters(in: .whitespaces))
         let words = try #require(object["words"] as? [[String: Any]])
         // Whisper base hears espeak-ng's "that" as "not" at times: the first three words are sure.
-        let heard = words.map {
-            ($0["word"] as? String ?? "").lowercased().trimmingCharacters(in: .punctuationCharacters)
-        }
-        #expect(heard.count == 4 && heard.prefix(3) == ["yes", "please", "do"], "\(words)")
+        // No punctuation, as OpenAI's words: "Yes," is "Yes".
+        let heard = words.map { $0["word"] as? String ?? "" }
+        #expect(heard.count == 4 && heard.prefix(3) == ["Yes", "please", "do"], "\(words)")
         let starts = words.compactMap { $0["start"] as? Double }
         #expect(starts == starts.sorted() && starts.count == 4)
         let duration = try #require(object["duration"] as? Double)
@@ -137,5 +137,32 @@ final class OpenAITranscriptionTests {
                 "\(output)")
             #expect(output.lowercased().contains("yes, please do"))
         }
+    }
+
+    @Test("translations: German speech comes back in English, as text and as verbose_json with task translate")
+    func translation() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("german-\(UUID()).wav").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let made = try Subprocess.run(
+            "/usr/bin/espeak-ng",
+            [
+                "-v", "de", "-s", "165", "-w", file,
+                "Guten Morgen. Das Wetter ist heute sehr schön, und wir gehen in den Park.",
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
+        let call = #"client.audio.translations.create(model="whisper-1", file=audio"#
+        let text = try transcribe(call + ")", file: file, then: "print(result.text)").stdout
+        #expect(text.lowercased().hasPrefix("good morning"), "\(text)")
+        let output = try transcribe(call + #", response_format="verbose_json")"#, file: file).stdout
+        let object = try #require(
+            (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any], "\(output)")
+        #expect(object["task"] as? String == "translate" && object["language"] as? String == "de", "\(output)")
+        #expect((object["text"] as? String)?.lowercased().contains("park") == true, "\(output)")
+        // The same audio transcribed is German.
+        let german = try transcribe(
+            #"client.audio.transcriptions.create(model="whisper-1", file=audio)"#, file: file,
+            then: "print(result.text)"
+        ).stdout
+        #expect(german.hasPrefix("Guten Morgen"), "\(german)")
     }
 }

@@ -52,15 +52,19 @@ struct ScaleOutTests {
         #expect(oversized.json?["error"] != nil)
     }
 
-    @Test("uploads go through nginx to an instance: note.m4a is transcribed, 24 MiB reaches speak, 26 MiB is a 413")
+    @Test(
+        "uploads through nginx to an instance: note.m4a is transcribed, 24 MiB reaches speak on each route, 26 MiB 413"
+    )
     func uploads() throws {
         let cluster = try Cluster()
-        func upload(_ file: URL, type: String, fields: [String] = []) throws -> HTTPReply {
+        func upload(_ file: URL, type: String, fields: [String] = [], to path: String = "/api/transcribe") throws
+            -> HTTPReply
+        {
             try curl(
                 ["-H", "Authorization: Bearer \(cluster.alice)"] + fields.flatMap { ["-F", $0] }
                     + [
                         "-F", "file=@\(file.path);type=\(type);filename=\(file.lastPathComponent)",
-                        "\(cluster.url)/api/transcribe",
+                        "\(cluster.url)\(path)",
                     ])
         }
         let note = Cluster.sample.deletingLastPathComponent().appendingPathComponent("yes.m4a")
@@ -70,8 +74,14 @@ struct ScaleOutTests {
         // Under nginx's limit and speak's (both 25 MiB): speak itself reads it, and says it is not audio.
         let large = cluster.directory.appendingPathComponent("large.bin")
         try Data(repeating: 0x55, count: 24 << 20).write(to: large)
-        let notAudio = try upload(large, type: "application/octet-stream")
-        #expect(notAudio.status == 415, "\(notAudio.text.prefix(300))")
+        // On each upload route; OpenAI's answer 400 for a file that is not audio.
+        for (path, status) in [
+            ("/api/transcribe", 415), ("/v1/audio/transcriptions", 400), ("/v1/audio/translations", 400),
+        ] {
+            let notAudio = try upload(large, type: "application/octet-stream", to: path)
+            #expect(notAudio.status == status, "\(path): \(notAudio.text.prefix(300))")
+            #expect(notAudio.text.contains("unsupported_media"), "\(path): \(notAudio.text.prefix(300))")
+        }
         try Data(repeating: 0x55, count: 26 << 20).write(to: large)
         let tooLarge = try upload(large, type: "application/octet-stream")
         #expect(tooLarge.status == 413)

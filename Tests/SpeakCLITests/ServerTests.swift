@@ -123,7 +123,10 @@ final class ServerTests {
         let voices = try #require(try server.authorized(["\(server.url)/voices"]).json?["voices"] as? [[String: Any]])
         #expect(voices.contains { $0["name"] as? String == "nadia" && $0["language"] as? String == "ha" })
         let models = try #require(try server.authorized(["\(server.url)/v1/models"]).json?["data"] as? [[String: Any]])
-        #expect(models.contains { $0["id"] as? String == "tts-1" })
+        // Speech and transcription, as OpenAI lists them.
+        #expect(
+            models.contains { $0["id"] as? String == "tts-1" } && models.contains { $0["id"] as? String == "whisper-1" }
+        )
         // Each one too, as the openai package's models.retrieve asks; another is a 404.
         let model = try server.authorized(["\(server.url)/v1/models/tts-1"])
         #expect(model.status == 200 && model.json?["id"] as? String == "tts-1", "\(model.text)")

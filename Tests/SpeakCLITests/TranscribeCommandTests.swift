@@ -42,6 +42,63 @@ struct TranscribeCommandTests {
         #expect(result.stderr == "speak: cannot read \(files[1]): No such file or directory\n", "\(result.stderr)")
     }
 
+    @Test("--format srt and vtt print one file's subtitles; -o gets them whole, and keeps its file on a failure")
+    func subtitles() throws {
+        let file = Self.samples.appendingPathComponent("yes.m4a").path
+        let srt = try Speak.run(["transcribe", "--model", "base", "--language", "en", "--format", "srt", file])
+        #expect(srt.status == 0, "\(srt.stderr)")
+        #expect(srt.stdout.hasPrefix("1\n00:00:00,000 --> 00:00:01,"), "\(srt.stdout)")
+        #expect(srt.stdout.lowercased().contains("yes, please do"), "\(srt.stdout)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subtitles-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let vttFile = directory.appendingPathComponent("yes.vtt").path
+        let vtt = try Speak.run(["transcribe", "--model", "base", "--format", "vtt", "-o", vttFile, file])
+        #expect(vtt.status == 0 && vtt.stdout.isEmpty, "\(vtt.stderr)")
+        let written = try String(contentsOfFile: vttFile, encoding: .utf8)
+        #expect(written.hasPrefix("WEBVTT\n\n00:00:00.000 --> 00:00:01."), "\(written)")
+        // Not audio: an error, and the subtitles already there stay.
+        let damaged = try Speak.run([
+            "transcribe", "--format", "vtt", "-o", vttFile, Self.samples.appendingPathComponent("../README.md").path,
+        ])
+        #expect(damaged.status == 65, "\(damaged.stderr)")
+        #expect(try String(contentsOfFile: vttFile, encoding: .utf8) == written)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["yes.vtt"])
+        let several = try Speak.run(["transcribe", "--format", "srt", file, file])
+        #expect(several.status == 64 && several.stderr.contains("takes one file"), "\(several.stderr)")
+    }
+
+    @Test("--translate, --prompt, --temperature and --threads reach Whisper; bad values are usage errors")
+    func whisperOptions() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("options-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func espeak(_ text: String, voice: String, name: String) throws -> String {
+            let file = directory.appendingPathComponent(name).path
+            let made = try Subprocess.run("/usr/bin/espeak-ng", ["-v", voice, "-s", "165", "-w", file, text])
+            #expect(made.status == 0, "\(made.stderr)")
+            return file
+        }
+        let german = try espeak(
+            "Guten Morgen. Das Wetter ist heute sehr schön, und wir gehen in den Park.", voice: "de", name: "de.wav")
+        let plain = try Speak.run(["transcribe", "--model", "base", german])
+        #expect(plain.stdout.hasPrefix("Guten Morgen"), "\(plain.stdout)\(plain.stderr)")
+        let english = try Speak.run(["transcribe", "--model", "base", "--translate", "--threads", "1", german])
+        #expect(english.status == 0, "\(english.stderr)")
+        #expect(english.stdout.lowercased().hasPrefix("good morning"), "\(english.stdout)")
+        let name = try espeak("I had lunch with Kaylee Brennan today.", voice: "en-us", name: "lunch.wav")
+        let prompted = try Speak.run([
+            "transcribe", "--model", "tiny.en", "--prompt", "Lunch with Caleigh Brennan.", "--temperature", "0", name,
+        ])
+        #expect(prompted.stdout.contains("Caleigh"), "\(prompted.stdout)\(prompted.stderr)")
+        for bad in [
+            ["--temperature", "1.5", name], ["--threads", "0", name], ["--format", "docx", name], ["--prompt"],
+        ] {
+            let refused = try Speak.run(["transcribe"] + bad)
+            #expect(refused.status == 64 && refused.stderr.hasPrefix("speak: \(bad[0])"), "\(bad): \(refused.stderr)")
+        }
+    }
+
     @Test("free dictation prints some of the words")
     func dictation() throws {
         let result = try Speak.run(["transcribe", Self.samples.appendingPathComponent("yes.wav").path])

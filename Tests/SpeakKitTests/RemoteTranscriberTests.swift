@@ -131,7 +131,30 @@ struct RemoteTranscriberTests {
         #expect(fixture.uploads.map(\.fields) == [["model": "whisper-large-v3", "response_format": "text"]])
     }
 
-    @Test("speak: POST /api/transcribe with the language and the file; the token from a key file; no billing notice")
+    @Test("translation: OpenAI's /v1/audio/translations on both APIs, with prompt and temperature")
+    func translation() throws {
+        let fixture = try WhisperFixture()
+        let options = TranscriptionOptions(language: "de", prompt: "Im Park.", temperature: 0.2, translate: true)
+        for api in [TranscriptionUpstream.API.openai, .speak] {
+            var upstream = Self.upstream(fixture, "ok")
+            upstream.api = api
+            _ = try Self.transcriber(upstream).transcribe(try Self.hello.get(), options: options)
+        }
+        let uploads = fixture.uploads
+        try #require(uploads.count == 2)
+        #expect(uploads.map(\.path) == ["/ok/v1/audio/translations", "/ok/v1/audio/translations"])
+        #expect(
+            uploads[0].fields == [
+                "model": "whisper-large-v3-turbo", "response_format": "json", "prompt": "Im Park.",
+                "temperature": "0.2",
+            ])
+        // Another speak serve is told the language spoken too, which its Whisper takes as a hint.
+        #expect(uploads[1].fields == ["language": "de", "prompt": "Im Park.", "temperature": "0.2"])
+    }
+
+    @Test(
+        "speak: POST /api/transcribe with language, prompt and file; the token from a key file; no billing notice"
+    )
     func speakAPI() throws {
         let fixture = try WhisperFixture()
         let keyFile = FileManager.default.temporaryDirectory.appending(path: "key-\(UUID().uuidString)")
@@ -141,14 +164,15 @@ struct RemoteTranscriberTests {
             api: .speak, url: fixture.url("ok") + "/", keyFile: keyFile.path, responseFormat: .text)
         let audio = try Self.hello.get()
         let (transcript, notices) = try Self.transcriber(upstream).transcribeWithReport(
-            audio, options: TranscriptionOptions(language: "ha", prompt: "not sent"))
+            audio, options: TranscriptionOptions(language: "ha", prompt: "Sannu."))
         #expect(transcript.text == "piece 1")
         #expect(notices.isEmpty)
         let uploads = fixture.uploads
         try #require(uploads.count == 1)
         #expect(uploads[0].path == "/ok/api/transcribe")
         #expect(uploads[0].authorization == "Bearer user-token-1")
-        #expect(uploads[0].fields == ["language": "ha"])
+        // speak serve's /api/transcribe hands the prompt to its Whisper.
+        #expect(uploads[0].fields == ["language": "ha", "prompt": "Sannu."])
         #expect(uploads[0].files.map(\.filename) == ["audio.mp3"])
         #expect(uploads[0].files.first?.isMP3 == true)
     }

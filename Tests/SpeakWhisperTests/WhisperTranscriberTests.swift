@@ -79,6 +79,22 @@ struct WhisperTranscriberTests {
         #expect(Speech.words(english.text) != Speech.words(detected.text), "\(english.text)")
     }
 
+    @Test("translation: German and French come back in English; an English-only model transcribes")
+    func translate() throws {
+        let german = try Speech.clip(
+            "Guten Morgen. Das Wetter ist heute sehr schön, und wir gehen in den Park.", voice: "de")
+        let translated = try base.transcribe(german, options: TranscriptionOptions(translate: true))
+        #expect(Set(Speech.words(translated.text)).isSuperset(of: ["good", "morning", "park"]), "\(translated.text)")
+        // The language is the one spoken.
+        #expect(translated.language == "de")
+        let french = try Speech.clip("Bonjour. Je voudrais un café, s'il vous plaît.", voice: "fr")
+        let coffee = try base.transcribe(french, options: TranscriptionOptions(translate: true))
+        #expect(Speech.words(coffee.text).contains("coffee"), "\(coffee.text)")
+        let sentence = "The meeting has been moved to next Tuesday."
+        #expect(
+            try tiny.transcribe(Speech.clip(sentence), options: TranscriptionOptions(translate: true)).text == sentence)
+    }
+
     @Test("languages the model cannot take are refused")
     func refusedLanguages() throws {
         let audio = try Speech.clip("Yes.")

@@ -21,6 +21,9 @@ public struct TranscriptionOptions: Sendable, Equatable {
     public var temperature: Double?
     /// Fill ``Transcript/words`` with a time span for every word, where the transcriber can.
     public var wordTimestamps: Bool
+    /// The text in English whatever language is spoken (Whisper's translate task, OpenAI's
+    /// `/v1/audio/translations`). A recogniser that hears only English transcribes as it always does.
+    public var translate: Bool
     /// Called from the transcribing thread with the fraction of the audio done, 0...1, for long
     /// audio transcribed in pieces. Not part of equality.
     public var progress: (@Sendable (Double) -> Void)?
@@ -31,7 +34,8 @@ public struct TranscriptionOptions: Sendable, Equatable {
 
     public init(
         language: String? = nil, prompt: String? = nil, expectedPhrases: [String]? = nil,
-        temperature: Double? = nil, wordTimestamps: Bool = false, progress: (@Sendable (Double) -> Void)? = nil,
+        temperature: Double? = nil, wordTimestamps: Bool = false, translate: Bool = false,
+        progress: (@Sendable (Double) -> Void)? = nil,
         onSegment: (@Sendable (Transcript.Segment) -> Void)? = nil
     ) {
         self.language = language
@@ -39,6 +43,7 @@ public struct TranscriptionOptions: Sendable, Equatable {
         self.expectedPhrases = expectedPhrases
         self.temperature = temperature
         self.wordTimestamps = wordTimestamps
+        self.translate = translate
         self.progress = progress
         self.onSegment = onSegment
     }
@@ -46,6 +51,7 @@ public struct TranscriptionOptions: Sendable, Equatable {
     public static func == (a: TranscriptionOptions, b: TranscriptionOptions) -> Bool {
         a.language == b.language && a.prompt == b.prompt && a.expectedPhrases == b.expectedPhrases
             && a.temperature == b.temperature && a.wordTimestamps == b.wordTimestamps
+            && a.translate == b.translate
     }
 }
 
