@@ -35,7 +35,10 @@ Reports median latency and real-time factor (seconds / audio seconds), peak RSS 
 process's ru_maxrss; warm: the process's VmHWM at the end), and word error rate after
 normalise() (case, punctuation, numbers as words), with ratios speak / faster-whisper and the
 issue's targets. Then each warm method hears clips with nothing to hear or long pauses in it
-(make_noise_clips): the words it made up, and its WER on the speech between the pauses. Prints
+(make_noise_clips): the words it made up, and its WER on the speech between the pauses. With a
+multilingual model (base) warm, each also translates TRANSLATIONS (German, French and Spanish
+sentences in espeak-ng's voices; speak's POST /v1/audio/translations against faster-whisper's
+task="translate"): WER against an English reference translation, and latency. Prints
 Markdown tables, writes Benchmarks/results/transcription.json (--output).
 Needs espeak-ng, pocketsphinx_continuous, python3 -m pip, speak's models installed.
 """
@@ -120,6 +123,19 @@ SENTENCES = [
     "The river path was muddy after last night's rain, so I walked along the road instead.",
     "The project deadline has moved to the end of the month, which gives us some breathing room, "
     "but we still need to finish the design review first.",
+]
+# Speech in other languages and what it says in English: (espeak-ng voice, sentence, reference).
+TRANSLATIONS = [
+    ("de", "Ich habe den Zug verpasst und komme eine Stunde später.", "I missed the train and will be an hour late."),
+    ("de", "Kannst du bitte das Fenster schließen?", "Can you please close the window?"),
+    ("de", "Das Treffen beginnt morgen um zehn Uhr.", "The meeting starts tomorrow at ten o'clock."),
+    ("de", "Wir brauchen Brot, Milch und Eier.", "We need bread, milk and eggs."),
+    ("fr", "Le train part à huit heures du matin.", "The train leaves at eight in the morning."),
+    ("fr", "J'ai oublié mes clés dans la voiture.", "I forgot my keys in the car."),
+    ("fr", "Il fait très froid aujourd'hui.", "It is very cold today."),
+    ("es", "Mi hermana vive en Madrid desde hace dos años.", "My sister has lived in Madrid for two years."),
+    ("es", "¿Dónde está la estación de tren?", "Where is the train station?"),
+    ("es", "Necesito comprar un regalo para mi madre.", "I need to buy a present for my mother."),
 ]
 VOICES = {
     "en-us": ("espeak-ng", ["-v", "en-us"]),
@@ -244,21 +260,37 @@ def prepare(cache):
 
 def make_clips(directory, speak, sentences, python):
     """[{name, path, voice, ref, duration}] for every sentence in every voice, 16 kHz mono s16 WAV."""
-    clips, pairs = [], []
+    spoken = []
     # --voices-dir: speak finds its shipped voices by itself only under a .build/ scratch path.
     for voice, (program, flags) in VOICES.items():
         for i, sentence in enumerate(sentences):
-            name = f"{voice}-{i:02d}"
-            raw, path = f"{directory}/{name}-raw.wav", f"{directory}/{name}.wav"
             command = (
-                [program, *flags, "-w", raw, sentence]
+                [program, *flags, "-w", "{raw}", sentence]
                 if program == "espeak-ng"
-                else [speak, *flags, "--voices-dir", f"{ROOT}/Voices", "-o", raw, sentence]
+                else [speak, *flags, "--voices-dir", f"{ROOT}/Voices", "-o", "{raw}", sentence]
             )
-            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-            pairs.append([raw, path])
-            clips.append({"name": name, "path": path, "voice": voice, "ref": sentence})
-    # Both voices speak at 22050 Hz: resampled with PyAV (what faster-whisper decodes with).
+            spoken.append((f"{voice}-{i:02d}", voice, sentence, command))
+    return record_clips(directory, spoken, python)
+
+
+def make_translation_clips(directory, python):
+    """[{name, path, voice, ref, duration}] for TRANSLATIONS, 16 kHz mono s16 WAV; ref is the English."""
+    spoken = [
+        (f"translate-{voice}-{i:02d}", voice, english, ["espeak-ng", "-v", voice, "-w", "{raw}", sentence])
+        for i, (voice, sentence, english) in enumerate(TRANSLATIONS)
+    ]
+    return record_clips(directory, spoken, python)
+
+
+def record_clips(directory, spoken, python):
+    """Runs each (name, voice, ref, command) with {raw} its WAV, then resamples them all to 16 kHz."""
+    clips, pairs = [], []
+    for name, voice, ref, command in spoken:
+        raw, path = f"{directory}/{name}-raw.wav", f"{directory}/{name}.wav"
+        subprocess.run([raw if part == "{raw}" else part for part in command], check=True, stdout=subprocess.DEVNULL)
+        pairs.append([raw, path])
+        clips.append({"name": name, "path": path, "voice": voice, "ref": ref})
+    # The voices speak at 22050 Hz: resampled with PyAV (what faster-whisper decodes with).
     subprocess.run(
         [sys.executable, __file__, "--resample", json.dumps(pairs)], check=True, env=faster_whisper_env(python)
     )
@@ -377,11 +409,11 @@ class Server:
                 time.sleep(0.1)
         raise RuntimeError(f"speak serve did not start: see {directory}/server-{model}.log")
 
-    def transcribe(self, clip):
+    def transcribe(self, clip, translate=False):
         boundary = uuid.uuid4().hex
         parts = (
             [f'--{boundary}\r\nContent-Disposition: form-data; name="language"\r\n\r\n{self.language}\r\n'.encode()]
-            if self.language
+            if self.language and not translate
             else []
         )
         parts.append(
@@ -392,7 +424,10 @@ class Server:
         start = time.perf_counter()
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
         connection.request(
-            "POST", "/api/transcribe", body, {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+            "POST",
+            "/v1/audio/translations" if translate else "/api/transcribe",
+            body,
+            {"Content-Type": f"multipart/form-data; boundary={boundary}"},
         )
         response = connection.getresponse()
         payload = response.read()
@@ -415,8 +450,8 @@ def faster_whisper_model(directory):
     return WhisperModel(directory, device="cpu", compute_type="int8", cpu_threads=threads, num_workers=1)
 
 
-def faster_whisper_text(model, path, language):
-    segments, _ = model.transcribe(path, language=language, **FASTER_WHISPER_OPTIONS)
+def faster_whisper_text(model, path, language, task="transcribe"):
+    segments, _ = model.transcribe(path, language=language, task=task, **FASTER_WHISPER_OPTIONS)
     return "".join(segment.text for segment in segments).strip()
 
 
@@ -435,9 +470,10 @@ class FasterWhisperWorker:
         if self.process.stdout.readline().strip() != "ready":
             raise RuntimeError(f"faster-whisper did not load {directory}")
 
-    def transcribe(self, clip):
+    def transcribe(self, clip, translate=False):
         start = time.perf_counter()
-        self.process.stdin.write(json.dumps({"path": clip["path"], "language": self.language}) + "\n")
+        request = {"path": clip["path"], "language": None if translate else self.language}
+        self.process.stdin.write(json.dumps(request | {"task": "translate" if translate else "transcribe"}) + "\n")
         self.process.stdin.flush()
         text = json.loads(self.process.stdout.readline())["text"]
         return time.perf_counter() - start, text, None
@@ -459,12 +495,13 @@ def pinned(threads):
 
 
 def serve_faster_whisper(directory):
-    """--faster-whisper-serve: load once, then a JSON line in ({path, language}), a JSON line out ({text})."""
+    """--faster-whisper-serve: load once, then a JSON line in ({path, language, task}), a JSON line out ({text})."""
     model = faster_whisper_model(directory)
     print("ready", flush=True)
     for line in sys.stdin:
         request = json.loads(line)
-        print(json.dumps({"text": faster_whisper_text(model, request["path"], request["language"])}), flush=True)
+        text = faster_whisper_text(model, request["path"], request["language"], request["task"])
+        print(json.dumps({"text": text}), flush=True)
 
 
 # MARK: The run
@@ -629,11 +666,20 @@ def measure(args, speak, rng, language, python, directories, directory):
         for clip in noise:
             for name in rng.sample(list(warm), len(warm)):
                 noisy[name][clip["name"]] = warm[name].transcribe(clip)[1]
+        # Translation, by the multilingual model's warm methods, each once per clip in a shuffled order.
+        translators = [name for name in warm if name.endswith(" base")]
+        spoken = make_translation_clips(directory, python) if translators else []
+        translated = {name: {} for name in translators}  # name → {clip name: (s, text)}
+        for clip in spoken:
+            for name in rng.sample(translators, len(translators)):
+                seconds, text, _ = warm[name].transcribe(clip, translate=True)
+                translated[name][clip["name"]] = (seconds, text)
         warm_rss = {name: peak_rss(p.process.pid) for name, p in warm.items()}
     finally:
         for process in warm.values():
             process.stop()
-    report(args, clips, by_name, results, warm_rss, load, time.monotonic() - started, directories, noise, noisy)
+    elapsed = time.monotonic() - started
+    report(args, clips, by_name, results, warm_rss, load, elapsed, directories, noise, noisy, spoken, translated)
 
 
 def binary(speak, extra):
@@ -647,7 +693,7 @@ def speak_name(label, mode, model):
     return f"speak{'[' + label + ']' if label else ''} {mode} {model}"
 
 
-def report(args, clips, by_name, results, warm_rss, load, elapsed, directories, noise, noisy):
+def report(args, clips, by_name, results, warm_rss, load, elapsed, directories, noise, noisy, spoken, translated):
     def median_ms(name):
         return 1000 * statistics.median(s for _, s, _, _ in results[name])
 
@@ -818,6 +864,26 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories, 
             pause_wer = wer(pauses, noisy[name])[0]
             summary["noise"][name] = {"made_up_words": made_up, "pauses_wer": round(pause_wer, 2), "texts": noisy[name]}
             print(f"| {name} | {made_up} | {pause_wer:.1f} |")
+
+    if spoken:
+        voices = sorted({c["voice"] for c in spoken})
+        print(
+            f"\n### Translation to English (warm; {len(spoken)} sentences, espeak-ng {', '.join(voices)})\n\n"
+            "| translator | WER % against a reference translation | median ms | speak / faster-whisper |\n"
+            "|---|--:|--:|--:|"
+        )
+        summary["translation"] = {}
+        medians = {name: 1000 * statistics.median(s for s, _ in done.values()) for name, done in translated.items()}
+        for name in sorted(translated):
+            texts_heard = {c: t for c, (_, t) in translated[name].items()}
+            score = wer(spoken, texts_heard)[0]
+            ratio = medians[name] / medians["fw warm base"] if name.startswith("speak") else None
+            summary["translation"][name] = {
+                "wer": round(score, 2),
+                "median_ms": round(medians[name]),
+                "texts": texts_heard,
+            }
+            print(f"| {name} | {score:.1f} | {medians[name]:.0f} | {f'{ratio:.2f}' if ratio else ''} |")
 
     # Cold and warm runs of one program decode the same way; a difference would be worth a look.
     differ = []

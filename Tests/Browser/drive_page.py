@@ -7,6 +7,10 @@ what it saw as one JSON object. Chromium's fake microphone plays --mic (a WAV) o
         (with --retry-token, TOKEN is refused; the page is reloaded, the right token goes in, and
         Retry sends the recording it kept)
     drive_page.py URL TOKEN wrong-token
+    drive_page.py URL TOKEN untyped          (the voices listed, or the error shown, with no token typed)
+    drive_page.py URL TOKEN token-change     (TOKEN lists the voices; then a wrong one is typed)
+    drive_page.py URL TOKEN unanswered --handshake PATH
+        (the page and its voices loaded, PATH.ready is made; once PATH exists, Speak is pressed)
     drive_page.py URL TOKEN narrow
     drive_page.py URL TOKEN speak,record …      (scenarios in turn, on one page)
     (any of them: --screenshot FILE.png --width W --height H)
@@ -15,6 +19,7 @@ Every wait polls for a condition until a deadline; nothing sleeps.
 """
 import argparse
 import json
+import os
 import sys
 
 from selenium import webdriver
@@ -131,6 +136,34 @@ def wrong_token(driver, args, result):
     until(driver, lambda: errors(driver)["speak-error"], "the speech error")
 
 
+def voice_names(driver):
+    return [option.get_attribute("value") for option in Select(driver.find_element(By.ID, "voice")).options]
+
+
+def untyped(driver, args, result):
+    until(driver, lambda: len(voice_names(driver)) > 1 or errors(driver)["token-error"], "the voices or an error")
+    result["voices"] = voice_names(driver)
+
+
+def token_change(driver, args, result):
+    enter_token(driver, args.token)
+    until(driver, lambda: len(voice_names(driver)) > 1 or errors(driver)["token-error"], "the voices")
+    result["voicesBefore"] = voice_names(driver)
+    enter_token(driver, args.token + "-wrong")
+    until(driver, lambda: errors(driver)["token-error"], "the wrong token's error")
+    result["voices"] = voice_names(driver)
+
+
+def unanswered(driver, args, result):
+    enter_token(driver, args.token)
+    until(driver, lambda: len(voice_names(driver)) > 1 or errors(driver)["token-error"], "the voices")
+    open(args.handshake + ".ready", "w").close()
+    until(driver, lambda: os.path.exists(args.handshake), "the test to stop the servers")
+    driver.find_element(By.ID, "text").send_keys(args.text)
+    driver.find_element(By.ID, "speak").click()
+    until(driver, lambda: errors(driver)["speak-error"], "the speech error")
+
+
 def narrow(driver, args, result):
     # The phone's width exactly, as a phone's browser lays it out.
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
@@ -149,12 +182,14 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("url")
     parser.add_argument("token")
-    parser.add_argument("scenarios", help="speak, record, wrong-token or narrow; several separated by commas")
+    parser.add_argument("scenarios", help="speak, record, wrong-token, untyped, token-change, unanswered or narrow; "
+                        "several separated by commas")
     parser.add_argument("--text", default="Build passed.")
     parser.add_argument("--voice")
     parser.add_argument("--mic")
     parser.add_argument("--seconds", type=float, default=3)
     parser.add_argument("--retry-token")
+    parser.add_argument("--handshake")
     parser.add_argument("--screenshot")
     parser.add_argument("--width", type=int, default=800)
     parser.add_argument("--height", type=int, default=1000)
@@ -166,7 +201,10 @@ def main():
         until(driver, lambda: driver.execute_script("return document.body && document.body.dataset.recorder") == "idle",
               "the page")
         for scenario in args.scenarios.split(","):
-            scenarios = {"speak": speak, "record": record, "wrong-token": wrong_token, "narrow": narrow}
+            scenarios = {
+                "speak": speak, "record": record, "wrong-token": wrong_token, "narrow": narrow, "untyped": untyped,
+                "token-change": token_change, "unanswered": unanswered,
+            }
             scenarios[scenario](driver, args, result)
         result.update(errors(driver))
         if args.screenshot:

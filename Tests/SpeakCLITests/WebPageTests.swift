@@ -12,6 +12,11 @@ struct WebPageTests {
 
     /// Runs the driver against `server` and returns what the page showed.
     func drive(_ server: RunningServer, token: String? = nil, _ arguments: [String]) throws -> [String: Any] {
+        try seen(startDriving(server.url, token: token ?? server.token, in: server.directory, arguments))
+    }
+
+    /// The driver on the page at `url`, running; `directory` holds Chromium's TMPDIR.
+    func startDriving(_ url: String, token: String, in directory: URL, _ arguments: [String]) throws -> Subprocess {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
             FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
         else {
@@ -19,11 +24,16 @@ struct WebPageTests {
         }
         // Chromium leaves its singleton socket's directory (org.chromium.Chromium.*) in TMPDIR after
         // each run here, though the driver quits it: there, it goes with the server's directory.
-        let temporary = server.directory.appendingPathComponent("browser-tmp")
+        let temporary = directory.appendingPathComponent("browser-tmp")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
-        let result = try Subprocess.run(
-            "/usr/bin/env", ["python3", Self.driver.path, server.url, token ?? server.token] + arguments,
+        return try Subprocess(
+            "/usr/bin/env", ["python3", Self.driver.path, url, token] + arguments,
             environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 })
+    }
+
+    /// What the page showed, once the driver is done.
+    func seen(_ driver: Subprocess) throws -> [String: Any] {
+        let result = driver.wait()
         guard result.status == 0,
             let seen = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
         else {
@@ -126,6 +136,46 @@ struct WebPageTests {
         let seen = try drive(server, token: server.token + "-wrong", ["wrong-token"])
         #expect((seen["token-error"] as? String)?.lowercased().contains("wrong token") == true, "\(seen)")
         #expect((seen["speak-error"] as? String)?.lowercased().contains("wrong token") == true, "\(seen)")
+    }
+
+    @Test("with no token typed: a server without tokens lists its voices; one with tokens asks for the token")
+    func untyped() throws {
+        let open = try drive(try RunningServer(open: true), token: "", ["untyped"])
+        #expect((open["voices"] as? [String])?.contains("nadia") == true, "\(open)")
+        #expect(open["token-error"] as? String == "", "\(open)")
+        let closed = try drive(try RunningServer(), token: "", ["untyped"])
+        #expect(closed["voices"] as? [String] == [""], "only the server's default: \(closed)")
+        #expect(closed["token-error"] as? String == "Type your token above.", "\(closed)")
+    }
+
+    @Test("a token refused after a good one leaves only the server's default voice, not the old token's list")
+    func tokenChange() throws {
+        let seen = try drive(try RunningServer(), ["token-change"])
+        #expect((seen["voicesBefore"] as? [String])?.contains("nadia") == true, "\(seen)")
+        #expect(seen["voices"] as? [String] == [""], "\(seen)")
+        #expect((seen["token-error"] as? String)?.lowercased().contains("wrong token") == true, "\(seen)")
+    }
+
+    @Test("behind nginx with its instance gone, speaking says so in words: nginx's 502 has no JSON message")
+    func proxyUnanswered() throws {
+        let cluster = try Cluster(instances: 1)
+        let handshake = cluster.directory.appendingPathComponent("handshake")
+        let driver = try startDriving(
+            cluster.url, token: cluster.alice, in: cluster.directory, ["unanswered", "--handshake", handshake.path])
+        do {
+            try poll("the page and its voices to load", seconds: 60) {
+                FileManager.default.fileExists(atPath: handshake.path + ".ready")
+            }
+        } catch {
+            _ = try seen(driver)  // the driver's own failure, if it had one
+            throw error
+        }
+        cluster.instances[0].kill()
+        #expect(FileManager.default.createFile(atPath: handshake.path, contents: nil))
+        let seen = try seen(driver)
+        #expect(
+            seen["speak-error"] as? String
+                == "The server is not answering behind its proxy (502): try again shortly.", "\(seen)")
     }
 
     @Test("at 360 px wide nothing scrolls sideways")

@@ -112,14 +112,15 @@ enum WebPage {
 
         // The token stays in this browser; every API call carries it.
         tokenField.value = localStorage.getItem("speak.token") || "";
-        const auth = () => ({ Authorization: "Bearer " + tokenField.value.trim() });
+        // No token typed, no header: a server without a tokens file needs none.
+        const auth = () => (tokenField.value.trim() ? { Authorization: "Bearer " + tokenField.value.trim() } : {});
 
         /// An HTTP failure in words, for the user and for the status code's meaning here.
         async function explain(response, what) {
           let message = "";
           try { message = (await response.json()).error.message || ""; } catch (_) {}
           switch (response.status) {
-            case 401: return "Wrong token: check the token above.";
+            case 401: return tokenField.value.trim() ? "Wrong token: check the token above." : "Type your token above.";
             case 413: return what === "upload" ? "The recording is too long for the server (" + (message || "25 MB \#
         at most") + ")." : "The text is too long for the server.";
             case 415: return "The server cannot read this kind of audio" + (message ? " (" + message + ")." : ".");
@@ -128,7 +129,9 @@ enum WebPage {
               return "Too many requests: slow down" + (wait ? " and try again in " + wait + " s." : " and try again \#
         shortly.");
             }
-            case 502: return "The server's upstream failed: " + message;
+            // A proxy's own 502 or 504 (nginx's, with its instances down) says nothing in JSON.
+            case 502: case 504: return message ? "The server's upstream failed: " + message : "The server is not \#
+        answering behind its proxy (" + response.status + "): try again shortly.";
             case 503: return "The server cannot do this right now: " + message;
             default: return "The server said " + response.status + (message ? ": " + message : ".");
           }
@@ -136,9 +139,12 @@ enum WebPage {
         const unreachable = "Cannot reach the server: check the connection and try again.";
 
         // MARK: voices
+        /// Lists the voices the token may use; with no token too, which a server without a tokens file answers.
+        /// Until they come, and when they are refused, only the server's default is offered, never an older
+        /// token's list.
         async function loadVoices() {
           $("token-error").textContent = "";
-          if (!tokenField.value.trim()) return;
+          voicePicker.replaceChildren(new Option("the server's default", ""));
           let response;
           try { response = await fetch("voices", { headers: auth() }); } catch (_) \#
         { $("token-error").textContent = unreachable; return; }

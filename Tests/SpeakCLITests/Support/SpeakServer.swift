@@ -15,7 +15,9 @@ final class RunningServer {
     var cacheDirectory: URL { directory.appendingPathComponent("cache") }
 
     /// `extra` flags go after the defaults (later flags win); `environment` adds to the test's.
-    init(_ extra: [String] = [], environment: [String: String] = [:], directory: URL? = nil) throws {
+    /// `open`: no tokens file, so every request is answered without a token.
+    init(_ extra: [String] = [], environment: [String: String] = [:], directory: URL? = nil, open: Bool = false) throws
+    {
         self.directory =
             directory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -34,9 +36,8 @@ final class RunningServer {
             variables.merge(environment) { $1 }
             process = try Speak.start(
                 [
-                    "serve", "--port", String(port), "--tokens", tokensFile.path, "--cache-dir", cacheDirectory.path,
-                    "--workers", "2",
-                ] + extra,
+                    "serve", "--port", String(port), "--cache-dir", cacheDirectory.path, "--workers", "2",
+                ] + (open ? [] : ["--tokens", tokensFile.path]) + extra,
                 environment: variables)
         } catch {
             if let made { try? FileManager.default.removeItem(at: made) }
