@@ -16,9 +16,14 @@ Run from the package root:
     instances in turn (speak's per-instance limiters alone): admitted requests, and each against
     one token's allowance over the time the run took (burst + 1 + rate x seconds; 3 instances
     alone would allow up to 3x that).
+(e) Cache hits: wrk GETs one cached text through nginx to 3 instances, the sample as shipped (each
+    hit first checks the token at an instance, auth_request to GET /token) against the sample with
+    that check taken out, alternating, `--hit-rounds` runs of `--hit-seconds` each: replies/s, p50
+    and p99, and the ratio of the medians.
 Prints Markdown tables and writes Benchmarks/results/scale.json. Needs wrk, nginx, curl.
 """
-import argparse, contextlib, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+import argparse, contextlib, json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading
+import time
 import urllib.parse, urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
@@ -42,7 +47,7 @@ function request()
     for name, value in pairs(wrk.headers) do headers[name] = value end  -- the -H token: format() drops it otherwise
     return wrk.format("POST", "/api/speak", headers, '{"text":"' .. text .. '"}')
   end
-  if sent % 2 == 0 then text = "The same reply for everyone." end
+  if sent % 2 == 0 or mode == "cached" then text = "The same reply for everyone." end
   return wrk.format("GET", "/speak?text=" .. text:gsub(" ", "%%20"))
 end
 function done(summary, latency, requests)
@@ -135,9 +140,16 @@ class Bench:
             instance.ready()
         self.start_nginx(nginx_rate)
 
-    def start_nginx(self, rate):
-        """The sample with these ports and paths: the same rewriting as ScaleOutTests."""
+    def start_nginx(self, rate, token_check=True):
+        """The sample with these ports and paths: the same rewriting as ScaleOutTests. Rate "off"
+        takes nginx's limit out. Without `token_check`, a cache hit is answered without asking an
+        instance (as the sample did before)."""
         conf = open(SAMPLE).read()
+        if rate == "off":
+            conf, rate = conf.replace("limit_req zone=speak_tokens burst=30 nodelay;", ""), None
+        if not token_check:
+            assert "        auth_request /_speak_token;\n" in conf
+            conf = conf.replace("        auth_request /_speak_token;\n", "")
         servers = re.findall(r"^\s*server 127\.0\.0\.1:808\d .*$\n", conf, re.M)
         conf = conf.replace("".join(servers), "".join(
             servers[0].replace("127.0.0.1:8081", f"127.0.0.1:{i.port}") for i in self.instances))
@@ -272,12 +284,31 @@ def rate_limit(bench, args):
     return rows
 
 
+def cache_hits(bench, args):
+    # No nginx limit: even at 100000r/s, hits past the burst of 30 were refused.
+    bench.start(3, limit=10_000_000, nginx_rate="off")
+    bench.nginx.terminate(), bench.nginx.wait(), PROCS.remove(bench.nginx)
+    runs = {"checked": [], "unchecked": []}
+    for _ in range(args.hit_rounds):
+        for name in runs:
+            bench.start_nginx("off", token_check=name == "checked")
+            bench.wrk("cached", 1)  # the entry in this nginx's fresh cache
+            runs[name].append(bench.wrk("cached", args.hit_seconds))
+            bench.nginx.terminate(), bench.nginx.wait(), PROCS.remove(bench.nginx)
+            bench.nginx = None
+    bench.stop_all()
+    return runs
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--speak", default=os.path.join(ROOT, ".build", "release", "speak"))
     parser.add_argument("--duration", type=int, default=30, help="seconds of each fault run")
     parser.add_argument("--throughput-duration", type=int, default=10, help="seconds per instance count")
     parser.add_argument("--limit-seconds", type=int, default=15, help="seconds of the rate-limit runs")
+    parser.add_argument("--hit-seconds", type=int, default=5, help="seconds of each cache-hit run")
+    parser.add_argument("--hit-rounds", type=int, default=3, help="cache-hit runs of each kind")
+    parser.add_argument("--only", help="comma-separated parts to run: throughput,faults,rate_limit,cache_hits")
     args = parser.parse_args()
     if missing := [tool for tool in ("wrk", "nginx", "curl") if not shutil.which(tool)]:
         sys.exit(f"needs {', '.join(missing)}")
@@ -286,9 +317,10 @@ def main():
         os.chmod(tmp, 0o755)  # nginx's workers run as nobody
         bench = Bench(args, tmp)
         try:
-            results["throughput"] = throughput(bench, args)
-            results["faults"] = faults(bench, args)
-            results["rate_limit"] = rate_limit(bench, args)
+            parts = {"throughput": throughput, "faults": faults, "rate_limit": rate_limit, "cache_hits": cache_hits}
+            for name, part in parts.items():
+                if not args.only or name in args.only.split(","):
+                    results[name] = part(bench, args)
         finally:
             for proc in list(PROCS):
                 with contextlib.suppress(ProcessLookupError):
@@ -299,6 +331,27 @@ def main():
     with open(os.path.join(ROOT, "Benchmarks", "results", "scale.json"), "w") as f:
         json.dump(results, f, indent=2)
 
+    if "cache_hits" in results:
+        runs = results["cache_hits"]
+        print(f"\n### Cache hits ({args.hit_rounds} x {args.hit_seconds} s each, wrk -t2 -c8, alternating)\n")
+        print("| nginx | replies/s (median) | p50 ms | p99 ms | non-2xx |\n|---|--:|--:|--:|--:|")
+        medians = {}
+        for name, label in (("checked", "as shipped: the token checked at an instance"),
+                            ("unchecked", "the check taken out (as before)")):
+            rates = [(r["requests"] - r["non2xx"]) / r["seconds"] for r in runs[name]]
+            medians[name] = statistics.median(rates)
+            p50, p99 = (statistics.median(r[key] for r in runs[name]) for key in ("p50_ms", "p99_ms"))
+            print(f"| {label} | {medians[name]:.0f} | {p50:.2f} | {p99:.2f} | {sum(r['non2xx'] for r in runs[name])} |")
+        print(f"\nreplies/s, checked / unchecked: {medians['checked'] / medians['unchecked']:.2f}x")
+    if "throughput" in results:
+        print_throughput(results)
+    if "faults" in results:
+        print_faults(results, args)
+    if "rate_limit" in results:
+        print_rate_limit(results, args)
+
+
+def print_throughput(results):
     one = results["throughput"][0]
     print(f"\n### Uncached synthesis through nginx (POST /api/speak, new texts; {results['cores']} cores, "
           f"load {results['load_before'][0]:.1f} before)\n")
@@ -309,17 +362,24 @@ def main():
         efficiency = row["replies_per_cpu_s"] / max(one["replies_per_cpu_s"], 1e-9)
         print(f"| {row['instances']} | {row['replies_per_s']:.1f} | {speed:.2f}x | {row['replies_per_cpu_s']:.1f} | "
               f"{efficiency:.2f}x | {row['p50_ms']:.0f} / {row['p99_ms']:.0f} | {row['failed']} |")
+
+
+def print_faults(results, args):
     print(f"\n### Faults under load ({args.duration} s wrk -t2 -c8, GET /speak half cached, half new)\n")
     print("| run | requests | non-2xx | connect | read (cut) | timeout | p99 ms |\n|---|--:|--:|--:|--:|--:|--:|")
     for name, r in results["faults"].items():
         print(f"| {name} | {r['requests']} | {r['non2xx']} | {r['connect']} | {r['read']} | {r['timeout']} "
               f"| {r['p99_ms']:.0f} |")
+
+
+def print_rate_limit(results, args):
     print(f"\n### Rate limit, one token at 10x its limit (20/s) for {args.limit_seconds} s\n")
     print("| path | sent | admitted | 429 | other | seconds | one token's allowance | admitted / allowance |")
     print("|---|--:|--:|--:|--:|--:|--:|--:|")
     for r in results["rate_limit"]:
         print(f"| {r['path']} | {r['sent']} | {r['admitted']} | {r['429']} | {r['other'] or 0} | {r['seconds']:.1f} "
               f"| {r['allowance']:.0f} | {r['admitted_per_allowance']:.2f}x |")
+
 
 if __name__ == "__main__":
     with contextlib.suppress(KeyboardInterrupt):

@@ -79,6 +79,9 @@ public final class SpeechService: Sendable {
             // It synthesises: on the response threads, as replies are, not a connection thread.
             Route(method: "GET", path: "/ready") { service, _ in HTTPResponse(body: .deferred { service.ready() }) },
             Route(method: "GET", path: "/voices") { service, _ in service.voices() },
+            // 204 for a valid token, 401 otherwise, never charged: what a proxy asks (nginx's
+            // auth_request) before it answers from its cache, so a revoked token gets nothing more.
+            Route(method: "GET", path: "/token", freeWhenCached: true) { _, _ in HTTPResponse(status: 204) },
             Route(method: "GET", path: "/v1/models") { service, _ in service.models() },
             Route(method: "GET", path: "/v1/audio/voices") { service, _ in service.openAIVoiceList() },
             Route(method: "POST", path: "/api/speak", freeWhenCached: true) {

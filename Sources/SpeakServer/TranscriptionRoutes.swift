@@ -164,6 +164,11 @@ extension SpeechService {
         }
     }
 
+    /// OpenAI's `usage` of a transcription: its length in whole seconds.
+    static func usage(_ transcript: Transcript) -> [String: Any] {
+        ["type": "duration", "seconds": Int(transcript.duration.rounded(.up))]
+    }
+
     /// OpenAI's response formats, from the transcriber's own segments: Whisper's phrases, or
     /// pocketsphinx's words. `words` are the word times asked for with `timestamp_granularities[]=word`.
     static func render(_ transcript: Transcript, _ order: TranscriptionOrder) -> HTTPResponse {
@@ -174,7 +179,7 @@ extension SpeechService {
                 "task": order.options.translate ? "translate" : "transcribe",
                 "language": transcript.language ?? order.options.language ?? "en",
                 "duration": transcript.duration, "text": transcript.text,
-                "usage": ["type": "duration", "seconds": transcript.duration.rounded(.up)],
+                "usage": usage(transcript),
             ]
             if order.granularities.isEmpty || order.granularities.contains("segment") {
                 object["segments"] = transcript.cues.enumerated().map { index, segment in
@@ -203,7 +208,8 @@ extension SpeechService {
                 headers: [("Content-Type", "application/x-subrip")], body: .data(Data(transcript.subRip.utf8)))
         case "vtt":
             return HTTPResponse(headers: [("Content-Type", "text/vtt")], body: .data(Data(transcript.webVTT.utf8)))
-        default: return .json(["text": transcript.text])
+        // As whisper-1 answers: billed by the second, rounded up.
+        default: return .json(["text": transcript.text, "usage": usage(transcript)])
         }
     }
 }

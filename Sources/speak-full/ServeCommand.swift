@@ -19,7 +19,7 @@ enum ServeCommand {
                            [--wyoming tcp://HOST:PORT [--no-http] [--zeroconf [--zeroconf-name NAME]]]
                speak serve --hash-token TOKEN [--name NAME]   (prints a line for the tokens file)
 
-        Endpoints: GET / (a web page), /health, /ready, /voices, /v1/models, /v1/audio/voices,
+        Endpoints: GET / (a web page), /health, /ready, /token, /voices, /v1/models, /v1/audio/voices,
         /speak?text=…; POST /speak, /api/speak, /v1/audio/speech, /play, /api/transcribe,
         /v1/audio/transcriptions, /v1/audio/translations. All but / and /health need
         'Authorization: Bearer TOKEN' when a tokens file is configured. SIGHUP reloads the tokens

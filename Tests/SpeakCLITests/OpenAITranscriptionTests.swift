@@ -77,6 +77,19 @@ final class OpenAITranscriptionTests {
         #expect(result.stdout == "400 file unsupported_media\n", "\(result.stdout)\(result.stderr)")
     }
 
+    @Test("json: the text, and usage in whole seconds as whisper-1 bills it")
+    func usage() throws {
+        let output = try transcribe(
+            #"client.audio.transcriptions.create(model="whisper-1", file=audio, language="en")"#
+        ).stdout
+        let object = try #require(
+            (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any], "\(output)")
+        #expect((object["text"] as? String)?.lowercased().contains("yes, please do") == true, "\(output)")
+        // yes.m4a is 1.7 s (the openai package reads the seconds as a float).
+        let usage = try #require(object["usage"] as? [String: Any], "\(output)")
+        #expect(usage["type"] as? String == "duration" && usage["seconds"] as? Double == 2, "\(output)")
+    }
+
     @Test("verbose_json without granularities has segments but no words, as OpenAI's")
     func segmentsOnly() throws {
         let output = try transcribe(

@@ -227,18 +227,34 @@ final class ServerTests {
 /// Servers configured for one scenario each.
 @Suite("speak serve, configured", .serialized)
 struct ServerScenarioTests {
-    @Test("per-token rate limit: 429 with Retry-After")
-    func rateLimit() throws {
+    /// A server allowing 6 requests a minute with bursts of 3.
+    static func rateLimited() throws -> RunningServer {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("rate-\(UUID()).json")
         try Data(#"{"rateLimitPerMinute": 6, "rateLimitBurst": 3}"#.utf8).write(to: config)
         defer { try? FileManager.default.removeItem(at: config) }
-        let server = try RunningServer(["--config", config.path])
+        return try RunningServer(["--config", config.path])
+    }
+
+    @Test("per-token rate limit: 429 with Retry-After")
+    func rateLimit() throws {
+        let server = try Self.rateLimited()
         let statuses = try (0..<5).map { _ in try server.authorized(["\(server.url)/voices"]) }
         #expect(statuses.prefix(3).allSatisfy { $0.status == 200 })
         let limited = try #require(statuses.last)
         #expect(limited.status == 429)
         #expect(Int(limited.headers["retry-after"] ?? "") ?? 0 >= 1)
         #expect((limited.json?["error"] as? [String: Any])?["type"] as? String == "rate_limit_error")
+    }
+
+    @Test("GET /token, a proxy's check before it answers from its cache: 204 or 401, never charged")
+    func tokenCheck() throws {
+        let server = try Self.rateLimited()
+        let checks = try (0..<6).map { _ in try server.authorized(["\(server.url)/token"]).status }
+        #expect(checks == Array(repeating: 204, count: 6))
+        #expect(try curl(["-H", "Authorization: Bearer wrong", "\(server.url)/token"]).status == 401)
+        #expect(try curl(["\(server.url)/token"]).status == 401)
+        // The six checks took nothing from the burst of three.
+        #expect(try (0..<3).map { _ in try server.authorized(["\(server.url)/voices"]).status } == [200, 200, 200])
     }
 
     @Test("the cache stays within its bound, evicting the least recently used replies")
