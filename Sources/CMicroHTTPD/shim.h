@@ -9,5 +9,19 @@
    server accepts its own connections close-on-exec, so worker processes never inherit one. */
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 
+/* The client's address as text ("127.0.0.1", "::1"), or "" when it has none (a Unix socket).
+   MHD_get_connection_info is variadic, which Swift cannot call. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+static inline void speak_client_address(struct MHD_Connection *connection, char *text, socklen_t size) {
+    text[0] = 0;
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *address = info ? info->client_addr : NULL;
+    if (address && address->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, text, size);
+    else if (address && address->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, text, size);
+}
+
 /* mallopt and malloc_trim, to bound what glibc's allocator keeps after large requests. */
 #include <malloc.h>

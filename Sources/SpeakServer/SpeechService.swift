@@ -187,11 +187,12 @@ public final class SpeechService: Sendable {
         }
     }
 
-    /// The client's name (its token's), or "anonymous" without a tokens file; 401 without a valid
-    /// token. The local user, on the local socket, needs none and has no rate limit.
+    /// The client's name (its token's), or without a tokens file "anonymous" and its address, so
+    /// each address has its own rate limit; 401 without a valid token. The local user, on the local
+    /// socket, needs none and has no rate limit.
     private func authenticate(_ request: HTTPRequest) throws -> String? {
         if request.viaLocalSocket { return nil }
-        guard let tokens else { return "anonymous" }
+        guard let tokens else { return "anonymous " + (request.address ?? "") }
         guard let name = tokens.authenticate(request.header("Authorization")) else {
             throw HTTPError(
                 401, "a valid bearer token is required", code: "invalid_api_key",

@@ -227,12 +227,24 @@ final class ServerTests {
 /// Servers configured for one scenario each.
 @Suite("speak serve, configured", .serialized)
 struct ServerScenarioTests {
-    /// A server allowing 6 requests a minute with bursts of 3.
-    static func rateLimited() throws -> RunningServer {
+    /// A server allowing 6 requests a minute with bursts of 3; `open`, without a tokens file.
+    static func rateLimited(open: Bool = false) throws -> RunningServer {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("rate-\(UUID()).json")
         try Data(#"{"rateLimitPerMinute": 6, "rateLimitBurst": 3}"#.utf8).write(to: config)
         defer { try? FileManager.default.removeItem(at: config) }
-        return try RunningServer(["--config", config.path])
+        return try RunningServer(["--config", config.path], open: open)
+    }
+
+    @Test("without a tokens file each address has its own rate limit: one client cannot use up another's")
+    func anonymousRateLimit() throws {
+        let server = try Self.rateLimited(open: true)
+        // Loopback answers every 127.x address: two clients on one machine.
+        func status(from address: String) throws -> Int {
+            try curl(["--interface", address, "\(server.url)/voices"]).status
+        }
+        #expect(try (0..<4).map { _ in try status(from: "127.0.0.2") } == [200, 200, 200, 429])
+        #expect(try (0..<3).map { _ in try status(from: "127.0.0.3") } == [200, 200, 200])
+        #expect(try status(from: "127.0.0.2") == 429)
     }
 
     @Test("per-token rate limit: 429 with Retry-After")

@@ -111,4 +111,18 @@ struct AuthTests {
         for _ in 0..<3 { #expect(limiter.admit("a", now: 10_000) == nil) }
         #expect(limiter.admit("a", now: 10_000) != nil)
     }
+
+    @Test("buckets refilled to the full burst are dropped, so many addresses do not pile up; busy ones stay")
+    func rateLimiterForgets() throws {
+        let limiter = RateLimiter(requestsPerMinute: 60, burst: 2)
+        let keys = 16 * RateLimiter.bucketsPerStripe
+        for key in 0..<keys { #expect(limiter.admit("anonymous 10.0.\(key / 256).\(key % 256)", now: 0) == nil) }
+        #expect(limiter.bucketCount > keys / 2)
+        for _ in 0..<2 { #expect(limiter.admit("busy", now: 100) == nil) }
+        #expect(limiter.admit("busy", now: 100) != nil)
+        // A minute on, every address's bucket is full again: new keys sweep them out.
+        for key in 0..<keys { _ = limiter.admit("anonymous 10.1.\(key / 256).\(key % 256)", now: 100) }
+        #expect(limiter.bucketCount < keys + keys / 2, "\(limiter.bucketCount) buckets")
+        #expect(limiter.admit("busy", now: 100) != nil, "a key still limited keeps its bucket")
+    }
 }

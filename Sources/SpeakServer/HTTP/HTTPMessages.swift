@@ -19,6 +19,8 @@ public struct HTTPRequest: Sendable {
     /// Arrived on the local socket (``HTTPServer/init(socketPath:threads:limits:bodyPolicy:handler:)``),
     /// which only its owner can open: the local user, who needs no token.
     public var viaLocalSocket = false
+    /// The client's IP address, as text; `nil` on the local socket. Behind a proxy, the proxy's.
+    public var address: String?
     /// Whether every query value arrived as UTF-8; those that did not were repaired.
     var queryIsUTF8 = true
 

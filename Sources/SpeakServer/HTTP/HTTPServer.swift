@@ -809,6 +809,13 @@ private func accessHandler(
         method: String(cString: method), path: originPath(String(cString: url)),
         query: query.0, headers: values(of: connection, kind: MHD_ValueKind.HEADER_KIND, lowercased: true).0)
     request.viaLocalSocket = server.socketPath != nil
+    if !request.viaLocalSocket {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        speak_client_address(connection, &text, socklen_t(text.count))
+        let length = text.firstIndex(of: 0) ?? text.count
+        request.address =
+            length == 0 ? nil : String(decoding: text[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
     request.queryIsUTF8 = query.allUTF8
     let exchange = Exchange(request: request, policy: server.bodyPolicy(request.method, request.path))
     state.pointee = Unmanaged.passRetained(exchange).toOpaque()
