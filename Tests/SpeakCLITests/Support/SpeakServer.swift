@@ -58,12 +58,15 @@ final class RunningServer {
         return process.wait()
     }
 
+    /// Up to 20 s: a debug build starting while other suites load models took over 5 s once.
     private func waitUntilHealthy() throws {
-        for _ in 0..<200 {
-            if (try? curl(["\(url)/health"]))?.status == 200 { return }
-            usleep(25_000)
+        do {
+            try poll("speak serve on port \(port) to come up", seconds: 20) {
+                (try? curl(["\(url)/health"]))?.status == 200
+            }
+        } catch {
+            throw TestFailure("speak serve did not come up on port \(port)")
         }
-        throw TestFailure("speak serve did not come up on port \(port)")
     }
 
     static func freePort() throws -> Int {
