@@ -39,10 +39,10 @@ enum TranscribeCommand {
         model such as base; an English-only recogniser transcribes). --prompt is text that comes
         before the audio or spells its names; --temperature (0...1) Whisper's first sampling
         temperature. --format json prints {"file","text","duration"} per file (--json for short);
-        srt and vtt print one file's subtitles, a cue per phrase. -o FILE appends the lines to FILE
-        instead of printing them (subtitles replace FILE). --progress draws a bar per file on
-        standard error as long recordings are transcribed window by window. A spooled recording
-        is deleted only once its text is on disk.
+        srt and vtt print one file's subtitles, a cue per segment (Whisper's phrases, pocketsphinx's
+        words). -o FILE appends the lines to FILE instead of printing them (subtitles replace FILE).
+        --progress draws a bar per file on standard error as long recordings are transcribed window
+        by window. A spooled recording is deleted only once its text is on disk.
         """
 
     struct Arguments {
