@@ -171,12 +171,15 @@ class Bench:
         PROCS.append(self.nginx)
         wait_for("nginx", lambda: get(f"http://127.0.0.1:{self.port}/health")[0] == 200)
 
-    def stop_all(self):
+    def stop_nginx(self):
         if self.nginx:
             self.nginx.terminate()
             self.nginx.wait()
             PROCS.remove(self.nginx)
             self.nginx = None
+
+    def stop_all(self):
+        self.stop_nginx()
         for instance in self.instances:
             if instance.proc.poll() is None:
                 instance.stop()
@@ -287,15 +290,14 @@ def rate_limit(bench, args):
 def cache_hits(bench, args):
     # No nginx limit: even at 100000r/s, hits past the burst of 30 were refused.
     bench.start(3, limit=10_000_000, nginx_rate="off")
-    bench.nginx.terminate(), bench.nginx.wait(), PROCS.remove(bench.nginx)
+    bench.stop_nginx()  # each run below starts its own, with a fresh cache
     runs = {"checked": [], "unchecked": []}
     for _ in range(args.hit_rounds):
         for name in runs:
             bench.start_nginx("off", token_check=name == "checked")
             bench.wrk("cached", 1)  # the entry in this nginx's fresh cache
             runs[name].append(bench.wrk("cached", args.hit_seconds))
-            bench.nginx.terminate(), bench.nginx.wait(), PROCS.remove(bench.nginx)
-            bench.nginx = None
+            bench.stop_nginx()
     bench.stop_all()
     return runs
 
