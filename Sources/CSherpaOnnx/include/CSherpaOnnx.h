@@ -1,13 +1,13 @@
 // The parts of sherpa-onnx's C API that speak uses, reached through dlopen: nothing links
 // libsherpa-onnx-c-api.so (or ONNX Runtime) until a Piper voice first speaks, and the project
-// builds where the library is not installed. The pointers' types come from the vendored header,
-// so every call is still checked against sherpa-onnx's own declarations.
+// builds where the library is not installed. The pointers' types come from SherpaOnnxDeclarations.h,
+// which a test checks against the installed wheel's header.
 #ifndef SPEAK_CSHERPAONNX_H
 #define SPEAK_CSHERPAONNX_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "sherpa-onnx-c-api.h"
+#include "SherpaOnnxDeclarations.h"
 
 #ifdef __cplusplus
 extern "C" {
