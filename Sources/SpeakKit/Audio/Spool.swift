@@ -48,23 +48,33 @@ public struct Spool: Sendable, Equatable {
         }
     }
 
-    /// A fresh file name for a new recording, creating the directory if needed.
+    /// A fresh file name for a new recording, creating the directory if needed. Names start with
+    /// the UTC time to the microsecond, strictly increasing within a process, so that `pending`'s
+    /// name order is the order the recordings were started in, however fast they follow each other.
     func newRecordingURL() throws -> URL {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
+        let now = Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec / 1000)
+        let micros = Self.lastStamp.withLock { last in
+            last = max(now, last + 1)
+            return last
+        }
         var parts = tm()
-        var seconds = time.tv_sec
+        var seconds = time_t(micros / 1_000_000)
         gmtime_r(&seconds, &parts)
         var buffer = [CChar](repeating: 0, count: 32)
         strftime(&buffer, buffer.count, "%Y%m%d-%H%M%S", &parts)
-        let milliseconds = String(time.tv_nsec / 1_000_000 + 1000).dropFirst()  // three digits
+        let fraction = String(micros % 1_000_000 + 1_000_000).dropFirst()  // six digits
         let stamp =
             String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            + "." + milliseconds
+            + "." + fraction
         return directory.appendingPathComponent("\(stamp)-\(UUID().uuidString.prefix(8).lowercased()).wav")
     }
+
+    /// The last stamp handed out in this process, in microseconds since the epoch.
+    private static let lastStamp = Locked<Int64>(0)
 
     /// Whether a live recorder holds the file's lock.
     private static func isBeingWritten(_ url: URL) -> Bool {
