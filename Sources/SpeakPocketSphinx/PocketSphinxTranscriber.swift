@@ -35,7 +35,7 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
     public let model: PocketSphinxModel
     /// `ps_decoder_t *`, used only under `lock`.
     private let decoder: OpaquePointer
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     /// The language-model search `ps_init` set up, restored after each grammar call.
     private let dictationSearch: String
     private let framesPerSecond: Double

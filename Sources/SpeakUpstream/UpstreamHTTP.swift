@@ -180,7 +180,7 @@ public enum ServerHTTP {
 
 /// Carries one task's outcome from URLSession's delegate queue to the waiting thread.
 private final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private let done = DispatchSemaphore(value: 0)
     private var result: (Data?, HTTPURLResponse?, Error?) = (nil, nil, nil)
 

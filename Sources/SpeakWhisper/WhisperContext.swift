@@ -1,5 +1,6 @@
 internal import CWhisper
 import Foundation
+import SpeakKit
 
 /// A loaded model (`whisper_context`): the weights, read once per process and shared by every
 /// transcriber of that file. The decoding state lives apart, in ``WhisperStatePool``.
@@ -20,24 +21,20 @@ final class WhisperContext: @unchecked Sendable {
 
     deinit { whisper_free(pointer) }
 
-    private final class Registry: @unchecked Sendable {
-        let lock = NSLock()
-        var loaded: [String: WhisperContext] = [:]
-    }
-
-    private static let registry = Registry()
+    /// Loaded contexts by model path. The lock is held through a load, so loads are serialised.
+    private static let registry = Locked<[String: WhisperContext]>([:])
 
     /// The process's context for `model`, loading it the first time. Loads are serialised, so two
     /// first callers wait for one load rather than making two. A failed load is not remembered: a
     /// model installed later loads on the next call.
     static func shared(_ model: WhisperModel) throws(WhisperError) -> WhisperContext {
         let key = URL(fileURLWithPath: model.path).resolvingSymlinksInPath().path
-        registry.lock.lock()
-        defer { registry.lock.unlock() }
-        if let context = registry.loaded[key] { return context }
-        let context = try load(model)
-        registry.loaded[key] = context
-        return context
+        return try registry.withLock { (loaded) throws(WhisperError) -> WhisperContext in
+            if let context = loaded[key] { return context }
+            let context = try load(model)
+            loaded[key] = context
+            return context
+        }
     }
 
     private static func load(_ model: WhisperModel) throws(WhisperError) -> WhisperContext {
@@ -68,7 +65,7 @@ final class WhisperContext: @unchecked Sendable {
 final class WhisperStatePool: @unchecked Sendable {
     let context: WhisperContext
     let capacity: Int
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var idle: [OpaquePointer] = []
     private var created = 0
     private var busy = 0

@@ -1,17 +1,17 @@
 internal import CWhisper
 import Foundation
+import SpeakKit
 
 /// whisper.cpp and ggml log to stderr by default, a few dozen lines per model load. speak keeps them
 /// quiet and remembers the last error line, which is the only place whisper.cpp says why a load or
 /// a decode failed. `SPEAK_WHISPER_LOG=1` passes everything through to stderr instead.
 enum WhisperLog {
-    private final class Store: @unchecked Sendable {
-        let lock = NSLock()
+    private struct Store {
         var lastError = ""
         var collecting = false
     }
 
-    private static let store = Store()
+    private static let store = Locked(Store())
     static let verbose = ProcessInfo.processInfo.environment["SPEAK_WHISPER_LOG"] == "1"
 
     /// Installs the callback; done once, before the first model is loaded.
@@ -19,7 +19,7 @@ enum WhisperLog {
 
     static func record(level: Int, text: String) {
         if verbose { FileHandle.standardError.write(Data(text.utf8)) }
-        store.lock.withLock {
+        store.withLock { store in
             if level == Int(GGML_LOG_LEVEL_ERROR.rawValue) {
                 store.lastError = text
                 store.collecting = true
@@ -33,7 +33,7 @@ enum WhisperLog {
 
     /// The last error whisper.cpp logged, on one line, and forgets it.
     static func takeLastError() -> String? {
-        store.lock.withLock {
+        store.withLock { store in
             defer { store.lastError = "" }
             let line = store.lastError.split(whereSeparator: \.isNewline).joined(separator: " ")
                 .trimmingCharacters(in: .whitespaces)
