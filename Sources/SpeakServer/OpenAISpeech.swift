@@ -26,13 +26,11 @@ extension SpeechService {
         return HTTPResponse(
             headers: headers,
             body: .stream { [engine] write in
-                func send(_ event: [String: Any]) throws {
-                    let json = try JSONSerialization.data(
-                        withJSONObject: event, options: [.sortedKeys, .withoutEscapingSlashes])
-                    try write(Data("data: ".utf8) + json + Data("\n\n".utf8))
+                func send(_ event: JSONValue) throws {
+                    try write(Data("data: ".utf8) + event.data + Data("\n\n".utf8))
                 }
                 func delta(_ audio: Data) throws {
-                    try send(["type": "speech.audio.delta", "audio": audio.base64EncodedString()])
+                    try send(["type": "speech.audio.delta", "audio": .string(audio.base64EncodedString())])
                 }
                 if let cached = held ?? (stored ? engine.cache?.storedData(for: key) : nil) {
                     for start in stride(from: 0, to: cached.count, by: 32 << 10) {
@@ -43,28 +41,33 @@ extension SpeechService {
                 }
                 try send([
                     "type": "speech.audio.done",
-                    "usage": ["input_tokens": inputTokens, "output_tokens": 0, "total_tokens": inputTokens],
+                    "usage": [
+                        "input_tokens": JSONValue(inputTokens), "output_tokens": 0,
+                        "total_tokens": JSONValue(inputTokens),
+                    ],
                 ])
             })
     }
 
     /// `GET /v1/audio/voices`: every voice of ours, then OpenAI's names with the voice that answers them.
     func openAIVoiceList() -> HTTPResponse {
-        let ours: [[String: Any]] = engine.catalog.voices.map { voice in
+        let ours: [JSONValue] = engine.catalog.voices.map { voice in
             [
-                "id": voice.name, "object": "audio.voice", "name": voice.name, "language": voice.language,
-                "description": voice.description, "engine": voice.engine,
+                "id": .string(voice.name), "object": "audio.voice", "name": .string(voice.name),
+                "language": .string(voice.language), "description": .string(voice.description),
+                "engine": .string(voice.engine),
             ]
         }
-        let theirs: [[String: Any]] = Self.openAIVoices.sorted().filter { name in
+        let theirs: [JSONValue] = Self.openAIVoices.sorted().filter { name in
             !engine.catalog.voices.contains { $0.name == name }
         }.map { name in
             [
-                "id": name, "object": "audio.voice", "name": name, "language": openAIVoice.language,
-                "description": "OpenAI's name, spoken by \(openAIVoice.name)", "engine": openAIVoice.engine,
-                "speaks_as": openAIVoice.name,
+                "id": .string(name), "object": "audio.voice", "name": .string(name),
+                "language": .string(openAIVoice.language),
+                "description": "OpenAI's name, spoken by \(openAIVoice.name)", "engine": .string(openAIVoice.engine),
+                "speaks_as": .string(openAIVoice.name),
             ]
         }
-        return .json(["object": "list", "data": ours + theirs])
+        return .json(["object": "list", "data": .array(ours + theirs)])
     }
 }

@@ -100,8 +100,8 @@ struct SpeechOrder {
         _ = try Self.string(object["instructions"], "instructions")
         let speed: Double?
         switch object["speed"] {
-        case nil, is NSNull: speed = nil
-        case let number as NSNumber where !Self.isBoolean(number): speed = number.doubleValue
+        case nil, .null: speed = nil
+        case .number(let number): speed = number
         default: throw HTTPError(400, "speed must be a number", param: "speed")
         }
         try self.init(
@@ -113,37 +113,39 @@ struct SpeechOrder {
         self.streamFormat = streamFormat
     }
 
-    private static func object(_ body: Data) throws -> [String: Any] {
-        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+    private static func object(_ body: Data) throws -> [String: JSONValue] {
+        guard case .object(let members) = try? JSONValue(parsing: body) else {
             throw HTTPError(400, "the body must be a JSON object", code: "invalid_json")
         }
-        return object
+        return members
     }
 
     /// A JSON string field: absent or null is `nil`; a number, a boolean or an array is a 400.
-    private static func string(_ value: Any?, _ name: String) throws -> String? {
+    private static func string(_ value: JSONValue?, _ name: String) throws -> String? {
         switch value {
-        case nil, is NSNull: return nil
-        case let text as String: return text
+        case nil, .null: return nil
+        case .string(let text): return text
         default: throw HTTPError(400, "\(name) must be a string", param: name)
         }
     }
 
-    /// JSON `true` and `false` arrive as NSNumbers too, of their own class.
-    private static let booleanType = type(of: NSNumber(value: true))
-    private static func isBoolean(_ number: NSNumber) -> Bool { type(of: number) == booleanType }
-
-    private static func integer(_ value: Any?, _ name: String) throws -> Int? {
+    /// A whole number, or one written as a string (`"180"`); absent or null is `nil`.
+    private static func integer(_ value: JSONValue?, _ name: String) throws -> Int? {
         switch value {
-        case nil, is NSNull: return nil
-        case let number as NSNumber where isBoolean(number):
-            throw HTTPError(400, "\(name) must be a whole number", param: name)
-        case let number as NSNumber where number.doubleValue == number.doubleValue.rounded(): return number.intValue
-        case let text as String:
-            guard let number = Int(text) else { throw HTTPError(400, "\(name) must be a whole number", param: name) }
-            return number
+        case nil, .null: return nil
+        // Past ±1e15 a double is no longer exact, and Int(_:) would trap on ±1e300; the ranges
+        // checked next are far smaller, so such a number is refused by them.
+        case .number(let number) where number == number.rounded() && abs(number) < 1e15: return Int(number)
+        case .number(let number) where number == number.rounded(): return number < 0 ? Int.min : Int.max
+        case .string(let text): return try integer(text, name)
         default: throw HTTPError(400, "\(name) must be a whole number", param: name)
         }
+    }
+
+    private static func integer(_ text: String?, _ name: String) throws -> Int? {
+        guard let text else { return nil }
+        guard let number = Int(text) else { throw HTTPError(400, "\(name) must be a whole number", param: name) }
+        return number
     }
 
     var request: SynthesisRequest {

@@ -323,7 +323,7 @@ public final class SpeechService: Sendable {
                             try write(chunk)
                         }
                     }
-                    return .json(["played": true, "seconds": (seconds * 1000).rounded() / 1000])
+                    return .json(["played": true, "seconds": .number((seconds * 1000).rounded() / 1000)])
                 } catch {
                     return Self.response(for: error)
                 }
@@ -334,23 +334,24 @@ public final class SpeechService: Sendable {
 
     private func voices() -> HTTPResponse {
         .json([
-            "voices": engine.catalog.voices.map { voice in
-                [
-                    "name": voice.name, "language": voice.language, "description": voice.description,
-                    "engine": voice.engine,
-                ]
-            }
+            "voices": .array(
+                engine.catalog.voices.map { voice in
+                    [
+                        "name": .string(voice.name), "language": .string(voice.language),
+                        "description": .string(voice.description), "engine": .string(voice.engine),
+                    ]
+                })
         ])
     }
 
-    private static func model(_ id: String) -> [String: Any] {
-        ["id": id, "object": "model", "created": 0, "owned_by": "speak"]
+    private static func model(_ id: String) -> JSONValue {
+        ["id": .string(id), "object": "model", "created": 0, "owned_by": "speak"]
     }
 
     private func models() -> HTTPResponse {
         .json([
             "object": "list",
-            "data": (Self.models + Self.transcriptionModels).map(Self.model),
+            "data": .array((Self.models + Self.transcriptionModels).map(Self.model)),
         ])
     }
 
@@ -373,6 +374,7 @@ public final class SpeechService: Sendable {
         if let problem = engine.cacheProblem { checks["cache"] = problem }
         // A voice whose model is missing answers 503 itself; the server is ready without it.
         let ready = checks.allSatisfy { $0.key.hasPrefix("voice:") || $0.value == "ok" }
-        return .json(["ready": ready, "checks": checks], status: ready ? 200 : 503)
+        return .json(
+            ["ready": .bool(ready), "checks": .object(checks.mapValues(JSONValue.string))], status: ready ? 200 : 503)
     }
 }

@@ -67,8 +67,8 @@ extension SpeechService {
         private static func checkChunking(_ form: MultipartForm) throws {
             var type = form.fields["chunking_strategy[type]"]
             if let value = form.fields["chunking_strategy"], value != "auto" {
-                let object = (try? JSONSerialization.jsonObject(with: Data(value.utf8))) as? [String: Any]
-                type = object?["type"] as? String ?? value
+                let object = try? JSONValue(parsing: value.utf8)
+                if case .object(let members) = object { type = members["type"]?.string } else { type = value }
             }
             guard type == nil || type == "server_vad" else {
                 throw HTTPError(
@@ -87,7 +87,7 @@ extension SpeechService {
             body: .deferred { [self] in
                 do {
                     let transcript = try transcript(order.upload, options: order.options, openAI: openAI)
-                    return openAI ? Self.render(transcript, order) : .json(["text": transcript.text])
+                    return openAI ? Self.render(transcript, order) : .json(["text": .string(transcript.text)])
                 } catch {
                     return Self.transcriptionFailure(error).response
                 }
@@ -165,8 +165,8 @@ extension SpeechService {
     }
 
     /// OpenAI's `usage` of a transcription: its length in whole seconds.
-    static func usage(_ transcript: Transcript) -> [String: Any] {
-        ["type": "duration", "seconds": Int(transcript.duration.rounded(.up))]
+    static func usage(_ transcript: Transcript) -> JSONValue {
+        ["type": "duration", "seconds": .number(transcript.duration.rounded(.up))]
     }
 
     /// OpenAI's response formats, from the transcriber's own segments: Whisper's phrases, or
@@ -175,20 +175,22 @@ extension SpeechService {
         switch order.format {
         case "text": return .text(transcript.text + "\n")
         case "verbose_json":
-            var object: [String: Any] = [
+            var object: [String: JSONValue] = [
                 "task": order.options.translate ? "translate" : "transcribe",
-                "language": transcript.language ?? order.options.language ?? "en",
-                "duration": transcript.duration, "text": transcript.text,
+                "language": .string(transcript.language ?? order.options.language ?? "en"),
+                "duration": .number(transcript.duration), "text": .string(transcript.text),
                 "usage": usage(transcript),
             ]
             if order.granularities.isEmpty || order.granularities.contains("segment") {
-                object["segments"] = transcript.cues.enumerated().map { index, segment in
-                    [
-                        "id": index, "seek": 0, "start": segment.start, "end": segment.end, "text": segment.text,
-                        "tokens": [Int](), "temperature": order.options.temperature ?? 0,
-                        "avg_logprob": 0, "compression_ratio": 0, "no_speech_prob": 0,
-                    ] as [String: Any]
-                }
+                object["segments"] = .array(
+                    transcript.cues.enumerated().map { index, segment in
+                        [
+                            "id": JSONValue(index), "seek": 0, "start": .number(segment.start),
+                            "end": .number(segment.end), "text": .string(segment.text), "tokens": [],
+                            "temperature": .number(order.options.temperature ?? 0),
+                            "avg_logprob": 0, "compression_ratio": 0, "no_speech_prob": 0,
+                        ]
+                    })
             }
             if order.granularities.contains("word") {
                 // pocketsphinx's segments are words already.
@@ -197,19 +199,21 @@ extension SpeechService {
                     ? transcript.segments.map { Transcript.Word(start: $0.start, end: $0.end, text: $0.text) }
                     : transcript.words
                 // OpenAI's words carry no punctuation ("Yes," is "Yes"); one that is nothing else goes.
-                object["words"] = words.compactMap { word -> [String: Any]? in
-                    let bare = word.text.trimmingCharacters(in: .punctuationCharacters)
-                    return bare.isEmpty ? nil : ["word": bare, "start": word.start, "end": word.end]
-                }
+                object["words"] = .array(
+                    words.compactMap { word -> JSONValue? in
+                        let bare = word.text.trimmingCharacters(in: .punctuationCharacters)
+                        return bare.isEmpty
+                            ? nil : ["word": .string(bare), "start": .number(word.start), "end": .number(word.end)]
+                    })
             }
-            return .json(object)
+            return .json(.object(object))
         case "srt":
             return HTTPResponse(
                 headers: [("Content-Type", "application/x-subrip")], body: .data(Data(transcript.subRip.utf8)))
         case "vtt":
             return HTTPResponse(headers: [("Content-Type", "text/vtt")], body: .data(Data(transcript.webVTT.utf8)))
         // As whisper-1 answers: billed by the second, rounded up.
-        default: return .json(["text": transcript.text, "usage": usage(transcript)])
+        default: return .json(["text": .string(transcript.text), "usage": usage(transcript)])
         }
     }
 }
@@ -227,7 +231,7 @@ private final class TranscriptEvents: @unchecked Sendable {
     func delta(_ text: String) {
         guard failure == nil, !text.isEmpty else { return }
         do {
-            try send(["type": "transcript.text.delta", "delta": sent ? " " + text : text])
+            try send(["type": "transcript.text.delta", "delta": .string(sent ? " " + text : text)])
             sent = true
         } catch { failure = error }
     }
@@ -237,11 +241,10 @@ private final class TranscriptEvents: @unchecked Sendable {
         if let failure { throw failure }
         if !sent { delta(text) }
         if let failure { throw failure }
-        try send(["type": "transcript.text.done", "text": text])
+        try send(["type": "transcript.text.done", "text": .string(text)])
     }
 
-    private func send(_ event: [String: String]) throws {
-        let json = try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys, .withoutEscapingSlashes])
-        try write(Data("data: ".utf8) + json + Data("\n\n".utf8))
+    private func send(_ event: JSONValue) throws {
+        try write(Data("data: ".utf8) + event.data + Data("\n\n".utf8))
     }
 }

@@ -81,4 +81,18 @@ struct JSONParserTests {
         let upstream = try Voice(json: JSONValue(parsing: #"{"name": "u", "language": "en", "upstream": {}}"#.utf8))
         #expect(upstream.engine == "upstream" && upstream.rate == 175 && upstream.pitch == 50)
     }
+
+    @Test("written JSON reads back as the same value, control characters and all")
+    func writesWhatItReads() throws {
+        let text = "line one\nline\ttwo \"quoted\" back\\slash /path \u{01}\u{1F} Na gode ɓ 🎉"
+        let value: JSONValue = [
+            "text": .string(text), "count": 3, "ratio": 0.25, "ok": true, "none": nil, "list": [1, "two"],
+            "nested": ["deeper": JSONValue(nil as String?)],
+        ]
+        #expect(try JSONValue(parsing: value.data) == value)
+        #expect(value.canonical.contains(#""line one\nline\ttwo \"quoted\" back\\slash /path \u0001\u001f"#))
+        #expect(JSONValue.number(.infinity).canonical == "null")
+        let unordered: JSONValue = ["b": 1, "a": 2]
+        #expect(unordered.canonical == #"{"a":2,"b":1}"#)
+    }
 }

@@ -47,24 +47,37 @@ public enum JSONValue: Codable, Sendable, Equatable {
         try JSONDecoder().decode(type, from: JSONEncoder().encode(self))
     }
 
-    /// `value` in quotes, `\\` and `"` escaped. By hand: Foundation's replacingOccurrences goes
-    /// through NSString, and this runs for every request the server answers, cache hits included.
+    /// `value` in quotes, escaped as RFC 8259 asks (`"`, `\\` and control characters; `/` is
+    /// left alone). By hand: Foundation's replacingOccurrences goes through NSString, and this runs
+    /// for every request the server answers, cache hits included.
     private static func quoted(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 }) else { return "\"" + value + "\"" }
+        guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 < 0x20 }) else {
+            return "\"" + value + "\""
+        }
         var escaped = [UInt8(ascii: "\"")]
         for byte in value.utf8 {
-            if byte == 0x5C || byte == 0x22 { escaped.append(0x5C) }
-            escaped.append(byte)
+            switch byte {
+            case 0x5C, 0x22: escaped += [0x5C, byte]
+            case 0x0A: escaped += Array("\\n".utf8)
+            case 0x0D: escaped += Array("\\r".utf8)
+            case 0x09: escaped += Array("\\t".utf8)
+            case ..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                escaped += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: escaped.append(byte)
+            }
         }
         escaped.append(UInt8(ascii: "\""))
         return String(decoding: escaped, as: UTF8.self)
     }
 
-    /// One fixed spelling of the value (keys sorted), for cache keys.
+    /// One fixed spelling of the value (keys sorted), for cache keys and replies. Numbers that are
+    /// not finite have no JSON spelling and are written as `null`.
     public var canonical: String {
         switch self {
         case .null: "null"
         case .bool(let value): value ? "true" : "false"
+        case .number(let value) where !value.isFinite: "null"
         case .number(let value): value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
         case .string(let value): Self.quoted(value)
         case .array(let values): "[" + values.map(\.canonical).joined(separator: ",") + "]"

@@ -1,4 +1,5 @@
 import Foundation
+import SpeakKit
 
 /// An HTTP request as the routes see it: parsed, with its whole (size-capped) body.
 public struct HTTPRequest: Sendable {
@@ -77,10 +78,8 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
-    public static func json(_ object: Any, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return HTTPResponse(
-            status: status, headers: [("Content-Type", "application/json")] + headers, body: .data(data))
+    public static func json(_ value: JSONValue, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: .data(value.data))
     }
 
     public static func text(_ text: String, status: Int = 200) -> HTTPResponse {
@@ -118,8 +117,8 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(status) \(message)" }
 
     public var response: HTTPResponse {
-        let error: [String: Any] = [
-            "message": message, "type": type, "param": param ?? NSNull(), "code": code ?? NSNull(),
+        let error: JSONValue = [
+            "message": .string(message), "type": .string(type), "param": JSONValue(param), "code": JSONValue(code),
         ]
         return .json(["error": error], status: status, headers: headers)
     }
