@@ -14,7 +14,8 @@ enum ServeCommand {
         Assistant's Wyoming protocol.
 
         usage: speak serve [--host H] [--port N] [--config FILE] [--tokens FILE] [--cache-dir DIR]
-                           [--cache-bytes N] [--workers N] [--voices-dir DIR] [--device NAME]
+                           [--cache-bytes N] [--workers N] [--threads N] [--rate-limit PER_MINUTE]
+                           [--voices-dir DIR] [--device NAME]
                            [--engine whisper|pocketsphinx] [--model NAME|PATH]   (the local transcriber)
                            [--wyoming tcp://HOST:PORT [--no-http] [--zeroconf [--zeroconf-name NAME]]]
                speak serve --hash-token TOKEN [--name NAME]   (prints a line for the tokens file)

@@ -7,7 +7,9 @@ what it saw as one JSON object. Chromium's fake microphone plays --mic (a WAV) o
         (with --retry-token, TOKEN is refused; the page is reloaded, the right token goes in, and
         Retry sends the recording it kept)
     drive_page.py URL TOKEN wrong-token
-    drive_page.py URL TOKEN untyped          (the voices listed, or the error shown, with no token typed)
+    drive_page.py URL TOKEN untyped          (with no token typed: what the page shows on arrival, then
+                                             what Speak answers)
+    drive_page.py URL TOKEN stop --text "…"  (Speak; once the whole reply has downloaded and plays, Stop)
     drive_page.py URL TOKEN token-change     (TOKEN lists the voices; then a wrong one is typed)
     drive_page.py URL TOKEN unanswered --handshake PATH
         (the page and its voices loaded, PATH.ready is made; once PATH exists, Speak is pressed)
@@ -141,8 +143,38 @@ def voice_names(driver):
 
 
 def untyped(driver, args, result):
-    until(driver, lambda: len(voice_names(driver)) > 1 or errors(driver)["token-error"], "the voices or an error")
+    until(driver, lambda: driver.execute_script("return document.body.dataset.voices"), "the voices' answer")
     result["voices"] = voice_names(driver)
+    result["onArrival"] = errors(driver)
+    driver.find_element(By.ID, "speak").click()
+    until(driver, lambda: errors(driver)["speak-error"] or player_state(driver)["received"], "Speak's outcome")
+
+
+def player_state(driver):
+    return driver.execute_script("""
+        const player = document.getElementById('player');
+        return {received: player.dataset.received === 'all', paused: player.paused, ended: player.ended,
+                currentTime: player.currentTime, duration: player.duration};""")
+
+
+def stop(driver, args, result):
+    enter_token(driver, args.token)
+    until(driver, lambda: len(voice_names(driver)) > 1 or errors(driver)["token-error"], "the voices")
+    box = driver.find_element(By.ID, "text")
+    box.clear()
+    box.send_keys(args.text)
+    driver.find_element(By.ID, "speak").click()
+    until(driver, lambda: (lambda state: state["received"] and not state["paused"] and state["currentTime"] > 0)(
+        player_state(driver)) or errors(driver)["speak-error"], "the whole reply downloaded and playing")
+    result["whenDownloaded"] = player_state(driver)
+    button = driver.find_element(By.ID, "stop-speaking")
+    result["stopShownWhilePlaying"] = button.is_displayed()
+    if button.is_displayed():
+        button.click()
+        until(driver, lambda: player_state(driver)["paused"], "the player to stop")
+    until(driver, lambda: driver.find_element(By.ID, "speak").is_enabled(), "Speak to be offered again")
+    result["afterStop"] = player_state(driver)
+    result["stopShownAfter"] = button.is_displayed()
 
 
 def token_change(driver, args, result):
@@ -182,7 +214,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("url")
     parser.add_argument("token")
-    parser.add_argument("scenarios", help="speak, record, wrong-token, untyped, token-change, unanswered or narrow; "
+    parser.add_argument("scenarios", help="speak, record, wrong-token, untyped, token-change, unanswered, stop or "
+                        "narrow; "
                         "several separated by commas")
     parser.add_argument("--text", default="Build passed.")
     parser.add_argument("--voice")
@@ -203,7 +236,7 @@ def main():
         for scenario in args.scenarios.split(","):
             scenarios = {
                 "speak": speak, "record": record, "wrong-token": wrong_token, "narrow": narrow, "untyped": untyped,
-                "token-change": token_change, "unanswered": unanswered,
+                "token-change": token_change, "unanswered": unanswered, "stop": stop,
             }
             scenarios[scenario](driver, args, result)
         result.update(errors(driver))

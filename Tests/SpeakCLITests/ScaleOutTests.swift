@@ -7,6 +7,25 @@ import Testing
 /// token, retries past a killed or restarting instance, one rate limit across instances.
 @Suite("Scale-out: instances behind nginx, one cache directory", .serialized)
 struct ScaleOutTests {
+    /// The README's step, `cp Samples/nginx.conf /etc/nginx/conf.d/speak.conf && nginx -t`, against
+    /// Debian's own /etc/nginx/nginx.conf, in a private mount namespace so the machine's nginx is
+    /// untouched: an empty conf.d, and an empty /var/lib/nginx as the package leaves it.
+    @Test(
+        "the sample as a user copies it into /etc/nginx/conf.d passes nginx -t",
+        .enabled(
+            if: Cluster.canIsolate && FileManager.default.fileExists(atPath: "/etc/nginx/nginx.conf"),
+            "needs unshare -m (root) and Debian's /etc/nginx"))
+    func sampleAsCopied() throws {
+        let script = """
+            mount -t tmpfs tmpfs /etc/nginx/conf.d && mount -t tmpfs tmpfs /var/lib/nginx || exit 98
+            cp "$1" /etc/nginx/conf.d/speak.conf && exec /usr/sbin/nginx -t
+            """
+        let result = try Subprocess.run(
+            Cluster.unshare, ["-m", "--propagation", "private", "/bin/sh", "-c", script, "sh", Cluster.sample.path])
+        #expect(result.status == 0, "nginx -t: \(result.stderr)")
+        #expect(result.stderr.contains("test is successful"), "\(result.stderr)")
+    }
+
     @Test("GET /speak through nginx: a miss streams from an instance, a repeat is nginx's hit, If-None-Match a 304")
     func cachedAndUncached() throws {
         let cluster = try Cluster()
@@ -110,7 +129,7 @@ struct ScaleOutTests {
             }
         }
         // nginx's cache files hold their key in plain text: no token may be in it.
-        let cache = cluster.directory.appendingPathComponent("nginx-cache")
+        let cache = cluster.nginxCacheDirectory
         let files = try #require(FileManager.default.enumerator(atPath: cache.path)).compactMap { $0 as? String }
             .map { cache.appendingPathComponent($0) }.filter { !$0.hasDirectoryPath }
         let stored = files.compactMap { try? Data(contentsOf: $0) }
@@ -328,6 +347,14 @@ final class Cluster {
 
     static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Samples/nginx.conf").standardizedFileURL
+    static let unshare = "/usr/bin/unshare"
+    /// `unshare -m` needs root. With it, nginx runs in a mount namespace where a directory of the
+    /// cluster's is /var/lib/nginx, so the sample's own cache path is used; without it, that path
+    /// is rewritten into the cluster's directory.
+    static let canIsolate =
+        FileManager.default.isExecutableFile(atPath: unshare)
+        && (try? Subprocess.run(unshare, ["-m", "/bin/true"]).status) == 0
+    static let sampleCachePath = "/var/lib/nginx/speak"
 
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "speak-scale-\(UUID().uuidString.prefix(8))")
@@ -341,6 +368,10 @@ final class Cluster {
     private(set) var port = 0
     var url: String { "http://127.0.0.1:\(port)" }
     var cacheDirectory: URL { directory.appendingPathComponent("cache") }
+    /// What nginx sees as /var/lib/nginx (its temp paths and the sample's cache, which it creates).
+    var nginxLibDirectory: URL { directory.appendingPathComponent("nginx-lib") }
+    /// nginx's reply cache: the sample's `proxy_cache_path`, seen from outside nginx's namespace.
+    var nginxCacheDirectory: URL { nginxLibDirectory.appendingPathComponent("speak") }
     var tokensFile: URL { directory.appendingPathComponent("tokens") }
     /// Holds `ghost`, a Piper voice whose model no instance has.
     var voicesDirectory: URL { directory.appendingPathComponent("voices") }
@@ -409,12 +440,14 @@ final class Cluster {
         try replace(
             "add_header X-Cache-Status $upstream_cache_status always;",
             "add_header X-Cache-Status $upstream_cache_status always; add_header X-Upstream $upstream_addr always;")
-        try replace("/var/cache/nginx/speak", directory.appendingPathComponent("nginx-cache").path)
+        // nginx makes the cache directory itself, as on a user's machine; only its parent is given.
+        try FileManager.default.createDirectory(at: nginxLibDirectory, withIntermediateDirectories: true)
+        if !Self.canIsolate { try replace(Self.sampleCachePath, nginxCacheDirectory.path) }
         if rateLimit == .unlimited { try replace("rate=120r/m", "rate=100000r/s") }
         let site = directory.appendingPathComponent("speak.conf")
         try Data(sample.utf8).write(to: site)
-        let temp = directory.appendingPathComponent("nginx-temp").path
-        try FileManager.default.createDirectory(atPath: temp, withIntermediateDirectories: true)
+        // Debian's temp paths (under /var/lib/nginx) where nginx runs isolated, else the cluster's.
+        let temp = Self.canIsolate ? "/var/lib/nginx" : nginxLibDirectory.path
         let main = """
             daemon off;
             worker_processes 2;
@@ -433,9 +466,16 @@ final class Cluster {
             """
         let configuration = directory.appendingPathComponent("nginx.conf")
         try Data(main.utf8).write(to: configuration)
-        nginx = try Subprocess(
-            "/usr/sbin/nginx",
-            ["-p", directory.path, "-c", configuration.path, "-e", directory.path + "/nginx-error.log"])
+        let arguments = ["-p", directory.path, "-c", configuration.path, "-e", directory.path + "/nginx-error.log"]
+        if Self.canIsolate {
+            // exec all the way down: the process the test signals is nginx's master.
+            let script = #"mount --bind "$1" /var/lib/nginx || exit 98; shift; exec /usr/sbin/nginx "$@""#
+            nginx = try Subprocess(
+                Self.unshare,
+                ["-m", "--propagation", "private", "/bin/sh", "-c", script, "sh", nginxLibDirectory.path] + arguments)
+        } else {
+            nginx = try Subprocess("/usr/sbin/nginx", arguments)
+        }
         do {
             try poll("nginx on port \(port)") { (try? self.get("/health", token: nil))?.status == 200 }
         } catch {

@@ -138,14 +138,42 @@ struct WebPageTests {
         #expect((seen["speak-error"] as? String)?.lowercased().contains("wrong token") == true, "\(seen)")
     }
 
-    @Test("with no token typed: a server without tokens lists its voices; one with tokens asks for the token")
+    @Test(
+        """
+        with no token typed: a server without tokens lists its voices; one with tokens shows no error on \
+        arrival, and asks for the token once Speak is pressed
+        """
+    )
     func untyped() throws {
         let open = try drive(try RunningServer(open: true), token: "", ["untyped"])
         #expect((open["voices"] as? [String])?.contains("nadia") == true, "\(open)")
         #expect(open["token-error"] as? String == "", "\(open)")
+        #expect(open["speak-error"] as? String == "", "\(open)")
         let closed = try drive(try RunningServer(), token: "", ["untyped"])
         #expect(closed["voices"] as? [String] == [""], "only the server's default: \(closed)")
-        #expect(closed["token-error"] as? String == "Type your token above.", "\(closed)")
+        let arrival = try #require(closed["onArrival"] as? [String: String])
+        let shown = arrival.values.filter { !$0.isEmpty }
+        #expect(shown.isEmpty, "an error before the user did anything: \(arrival)")
+        #expect(closed["speak-error"] as? String == "Type your token above.", "\(closed)")
+    }
+
+    @Test("Stop stays while the reply plays, after the whole of it has downloaded, and stops it")
+    func stopWhilePlaying() throws {
+        let server = try RunningServer()
+        // About 15 s of speech: it downloads in well under a second, then plays on.
+        let text = Array(repeating: "The deployment finished without errors, and every check passed.", count: 4)
+            .joined(separator: " ")
+        let seen = try drive(server, ["stop", "--text", text])
+        #expect(seen["speak-error"] as? String == "", "\(seen)")
+        let downloaded = try #require(seen["whenDownloaded"] as? [String: Any])
+        let duration = try #require(downloaded["duration"] as? Double)
+        #expect(duration > 10, "\(downloaded)")
+        #expect(seen["stopShownWhilePlaying"] as? Bool == true, "no Stop while the reply plays: \(seen)")
+        let after = try #require(seen["afterStop"] as? [String: Any])
+        #expect(after["paused"] as? Bool == true, "\(after)")
+        #expect(after["ended"] as? Bool == false, "\(after)")
+        #expect(try #require(after["currentTime"] as? Double) < duration - 5, "stopped early: \(after)")
+        #expect(seen["stopShownAfter"] as? Bool == false, "Stop goes once the reply is stopped")
     }
 
     @Test("a token refused after a good one leaves only the server's default voice, not the old token's list")

@@ -141,13 +141,15 @@ enum WebPage {
         // MARK: voices
         /// Lists the voices the token may use; with no token too, which a server without a tokens file answers.
         /// Until they come, and when they are refused, only the server's default is offered, never an older
-        /// token's list.
-        async function loadVoices() {
+        /// token's list. On arrival with no token typed, a refusal is no error: the user has not acted yet.
+        async function loadVoices(arriving = false) {
           $("token-error").textContent = "";
           voicePicker.replaceChildren(new Option("the server's default", ""));
           let response;
           try { response = await fetch("voices", { headers: auth() }); } catch (_) \#
-        { $("token-error").textContent = unreachable; return; }
+        { $("token-error").textContent = unreachable; document.body.dataset.voices = "unreachable"; return; }
+          document.body.dataset.voices = response.ok ? "listed" : "refused";
+          if (arriving && response.status === 401 && !tokenField.value.trim()) return;
           if (!response.ok) { $("token-error").textContent = await explain(response, "voices"); return; }
           const { voices } = await response.json();
           const chosen = localStorage.getItem("speak.voice") || voicePicker.value;
@@ -178,7 +180,7 @@ enum WebPage {
           speaking = controller;
           $("speak").disabled = true; $("stop-speaking").hidden = false;
           $("speak-status").textContent = "Speaking…";
-          player.dataset.mode = ""; player.dataset.bytes = "0";
+          player.dataset.mode = ""; player.dataset.bytes = "0"; delete player.dataset.received;
           try {
             const response = await fetch("api/speak", {
               method: "POST", signal: controller.signal,
@@ -195,6 +197,9 @@ enum WebPage {
               player.src = URL.createObjectURL(blob);
               await player.play();
             }
+            player.dataset.received = "all";
+            // Stop stays while the reply is heard, not only while it downloads.
+            await playedOut(controller);
             $("speak-status").textContent = "";
           } catch (error) {
             if (error.name !== "AbortError") { $("speak-error").textContent = error.name === "TypeError" ? \#
@@ -205,6 +210,15 @@ enum WebPage {
         $("stop-speaking").hidden = true; }
           }
         }
+
+        /// Resolves once the player has ended, paused (Stop, or its own controls) or failed, or on abort.
+        const playedOut = (controller) => new Promise((resolve) => {
+          if (player.paused || player.ended || controller.signal.aborted) { resolve(); return; }
+          const events = ["ended", "pause", "error"];
+          const done = () => { events.forEach((name) => player.removeEventListener(name, done)); resolve(); };
+          events.forEach((name) => player.addEventListener(name, done));
+          controller.signal.addEventListener("abort", done, { once: true });
+        });
 
         async function playStreamed(response, controller) {
           const source = new MediaSource();
@@ -376,7 +390,7 @@ enum WebPage {
         $("cancel").click(); });
 
         show("idle");
-        loadVoices();
+        loadVoices(true);
         pending.load().then((recording) => {
           if (!recording || kept || recorder) return;
           kept = recording;
