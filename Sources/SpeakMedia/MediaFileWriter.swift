@@ -47,8 +47,9 @@ public final class MediaFileWriter {
             muxerOptions: fragmented ? [("movflags", "empty_moov"), ("frag_duration", "1000000")] : [])
         do {
             encoder = try FFmpegEncoder(recipe: settings, inputRate: inputRate, output: output)
-        } catch let error as FFmpegError where !output.isSeekable {
+        } catch {
             try output.check()
+            guard let error = error as? FFmpegError, !output.isSeekable else { throw error }
             throw AudioFileError.unsupported(
                 "\(recipe.muxer) needs a file it can seek, not a pipe (\(error.message)): give -o a file name")
         }
