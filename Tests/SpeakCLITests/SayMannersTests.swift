@@ -103,12 +103,24 @@ extension CommandLineTests {
         Double(pcm.samples.map { abs(Int($0)) }.max() ?? 0) / 32767
     }
 
+    /// The longest run of near-silence (under -50 dB), in seconds.
+    static func longestSilence(_ pcm: PCMBuffer) -> Double {
+        var (longest, run) = (0, 0)
+        for sample in pcm.samples {
+            run = abs(Int(sample)) < 100 ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        return Double(longest) / Double(pcm.sampleRate)
+    }
+
     @Test("embedded commands: [[slnc]] adds silence, [[rate]] speeds up, [[volm]] softens, [[emph]] is not read")
     func embeddedCommands() throws {
         let text = "The quick brown fox jumps over the lazy dog."
         let plain = try written("plain.wav", [], text: text).pcm
         let silence = try written("slnc.wav", [], text: "The quick brown fox [[slnc 1000]] jumps over the lazy dog.")
         #expect(silence.pcm.duration - plain.duration > 0.7, "\(silence.pcm.duration) against \(plain.duration)")
+        #expect(Self.longestSilence(silence.pcm) > 0.9, "\(Self.longestSilence(silence.pcm)) s")
+        #expect(Self.longestSilence(plain) < 0.5, "\(Self.longestSilence(plain)) s")
         let fast = try written("rate.wav", [], text: "[[rate 350]] " + text)
         #expect(fast.pcm.duration < plain.duration * 0.75, "\(fast.pcm.duration) against \(plain.duration)")
         let soft = try written("volm.wav", [], text: "[[volm 0.3]] " + text)
