@@ -40,7 +40,8 @@ package struct FileType: Sendable, Equatable {
         FileType("m4af", "Apple MPEG-4 Audio", ["m4a"], muxer: "ipod", [.aac, .alac]),
         FileType("mp4f", "MPEG-4 Audio", ["mp4"], muxer: "mp4", [.aac, .alac]),
         FileType("adts", "AAC ADTS", ["aac", "adts"], muxer: "adts", [.aac]),
-        FileType("NeXT", "NeXT/Sun", ["au", "snd"], muxer: "au", [.lpcm, .ulaw, .alaw], layouts: "BEI16 BEI24 BEI32 I8"),
+        FileType(
+            "NeXT", "NeXT/Sun", ["au", "snd"], muxer: "au", [.lpcm, .ulaw, .alaw], layouts: "BEI16 BEI24 BEI32 I8"),
         FileType("OggS", "Ogg", ["ogg", "oga"], muxer: "ogg", [.opus, .vorbis]),
         FileType("Opus", "Ogg Opus", ["opus"], muxer: "opus", [.opus]),
         FileType("flac", "FLAC", ["flac"], muxer: "flac", [.flac]),
@@ -137,7 +138,11 @@ package enum AudioCodec: String, Sendable, CaseIterable {
 /// How PCM samples are stored, as say's `--data-format` names them: `LEI16` (little-endian 16-bit
 /// integers), `BEF32` (big-endian 32-bit floats), `UI8`, `I8`.
 package struct PCMLayout: Sendable, Hashable {
-    enum Kind: String { case integer = "I", unsigned = "UI", float = "F" }
+    enum Kind: String {
+        case integer = "I"
+        case unsigned = "UI"
+        case float = "F"
+    }
     let kind: Kind
     let bits: Int
     /// `nil` for 8-bit samples, which have no byte order.

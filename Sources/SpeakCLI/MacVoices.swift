@@ -6,9 +6,12 @@ import SpeakKit
 package enum MacVoices {
     /// Each Mac voice's language, and whether it is a female voice.
     private static let voices: [String: (language: String, female: Bool)] = {
+        // (language, male voices, female voices)
         let table: [(String, [String], [String])] = [
-            ("en-US", ["Alex", "Fred", "Tom", "Bruce", "Ralph", "Junior", "Aaron", "Evan", "Nathan"],
-             ["Samantha", "Victoria", "Allison", "Ava", "Susan", "Agnes", "Kathy", "Princess", "Vicki", "Zoe"]),
+            (
+                "en-US", ["Alex", "Fred", "Tom", "Bruce", "Ralph", "Junior", "Aaron", "Evan", "Nathan"],
+                ["Samantha", "Victoria", "Allison", "Ava", "Susan", "Agnes", "Kathy", "Princess", "Vicki", "Zoe"]
+            ),
             ("en-GB", ["Daniel", "Arthur", "Oliver", "Jamie"], ["Kate", "Serena", "Stephanie", "Martha", "Fiona"]),
             ("en-AU", ["Lee", "Gordon"], ["Karen", "Catherine"]),
             ("en-IE", [], ["Moira"]), ("en-ZA", [], ["Tessa"]), ("en-IN", ["Rishi"], ["Veena"]),
@@ -55,10 +58,11 @@ package enum MacVoices {
             guard let female = isFemale(voice) else { return 1 }
             return female == wanted.female ? 2 : 0
         }
+        func score(_ voice: Voice) -> (Int, Int) { (languageScore(voice), sexScore(voice)) }
         // The first of the best, so ties go by the catalog's order.
         let best = candidates.filter { languageScore($0) > 0 }.enumerated().max { left, right in
-            let (l, r) = ((languageScore(left.element), sexScore(left.element)), (languageScore(right.element), sexScore(right.element)))
-            return l != r ? l < r : left.offset > right.offset
+            let (leftScore, rightScore) = (score(left.element), score(right.element))
+            return leftScore != rightScore ? leftScore < rightScore : left.offset > right.offset
         }?.element
         let sex = wanted.female ? "female" : "male"
         guard let best else {

@@ -13,7 +13,8 @@ package struct OutputFormat: Sendable, Equatable {
     package let bitRate: Int?
 
     /// The format to write to `path`: standard output is WAV unless named.
-    package static func of(path: String, fileFormat: String?, dataFormat: String?, bitRate: Int? = nil) throws(UsageError)
+    package static func of(path: String, fileFormat: String?, dataFormat: String?, bitRate: Int? = nil)
+        throws(UsageError)
         -> OutputFormat
     {
         let fileType: FileType

@@ -43,7 +43,8 @@ extension SpeakCommand {
     /// The writer of `format` into `file`, for PCM at `sampleRate`.
     func sink(for format: OutputFormat, file: Int32, sampleRate: Int) throws -> any AudioSink {
         if let builtIn = format.builtIn {
-            return try AudioFileWriter(file: file, format: builtIn, sampleRate: sampleRate, mp3: mp3Settings(for: format))
+            return try AudioFileWriter(
+                file: file, format: builtIn, sampleRate: sampleRate, mp3: mp3Settings(for: format))
         }
         // A pipe, or a file opened to append (`>>`), where a seek back would not land.
         let seekable = lseek(file, 0, SEEK_CUR) >= 0 && fcntl(file, F_GETFL) & O_APPEND == 0
@@ -84,7 +85,9 @@ extension SpeakCommand {
         let engine = SpeechEngine(catalog: catalog, synthesizers: tool.synthesizers)
         let speaking = catalog.voices.filter { (try? engine.availability(of: $0)?.get()) != nil }
         // No Mac voice either: the catalog's own error, with its suggestions.
-        guard let choice = try MacVoices.closest(to: name, among: speaking) else { return try catalog.voice(named: name) }
+        guard let choice = try MacVoices.closest(to: name, among: speaking) else {
+            return try catalog.voice(named: name)
+        }
         if !options.quiet { writeToStandardError("speak: \(choice.note)\n") }
         return choice.voice
     }

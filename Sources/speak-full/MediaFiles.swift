@@ -8,7 +8,8 @@ extension MediaFileWriter: AudioSink {}
 extension MediaFiles {
     static let ffmpeg = MediaFiles(
         canWrite: { MediaFileWriter.canWrite($0.recipe) },
-        open: { format, file, inputRate in try MediaFileWriter(file: file, recipe: format.recipe, inputRate: inputRate) }
+        open: { format, file, inputRate in try MediaFileWriter(file: file, recipe: format.recipe, inputRate: inputRate)
+        }
     )
 }
 
