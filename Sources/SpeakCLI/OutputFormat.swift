@@ -123,10 +123,13 @@ package enum FormatListing {
                     (try? OutputFormat(fileType: type, dataFormat: layout.name, bitRate: nil)).map(canWrite) ?? false
                 }.map { "  " + $0.name.padded(to: 8) + "linear PCM, \($0.title)" }
             }
-            guard !lines.isEmpty else { return nil }
-            let rates = "@RATE sets the sample rate, e.g. \(lines[0].split(separator: " ")[0])@16000"
+            guard let first = lines.first?.split(separator: " ").first else { return nil }
+            // The light speak writes WAV at the voice's own rate only.
+            let example = "\(first)@16000"
+            let rated = (try? OutputFormat(fileType: type, dataFormat: example, bitRate: nil)).map(canWrite) ?? false
+            let rates = rated ? "; @RATE sets the sample rate, e.g. \(example)" : ""
             let extensions = type.extensions.map { "." + $0 }.joined(separator: ",")
-            return (["\(type.identifier) (\(extensions)), the first is the default; \(rates):"] + lines)
+            return (["\(type.identifier) (\(extensions)), the first is the default\(rates):"] + lines)
                 .joined(separator: "\n")
         }.joined(separator: "\n")
     }
