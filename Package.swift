@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "SpeakServerTests", dependencies: ["SpeakServer", "SpeakKit"]),
         .testTarget(name: "SpeakWyomingTests", dependencies: ["SpeakWyoming", "SpeakKit"]),
         // These run the built `speak` and `speak-full`, which `swift build --build-tests` builds with them.
-        .testTarget(name: "SpeakCLITests", dependencies: ["SpeakKit", "SpeakCLI"]),
+        .testTarget(name: "SpeakCLITests", dependencies: ["SpeakKit", "SpeakCLI", "SpeakMedia"]),
     ],
     swiftLanguageModes: [.v6]
 )

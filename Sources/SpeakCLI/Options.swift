@@ -11,6 +11,14 @@ package struct Options {
     package var device = "default"
     package var output: String?
     package var fileFormat: String?
+    /// say's `--data-format` (`LEI16@22050`, `aac`): see ``OutputFormat``.
+    package var dataFormat: String?
+    /// say's `--bit-rate`, in bits per second (AAC, Opus, Vorbis, MP3).
+    package var bitRateBPS: Int?
+    /// say's `--quality` (its converter's, 0 to 127): taken, and changes nothing here.
+    package var quality: Int?
+    /// say's `[[slnc 500]]` and friends are obeyed unless `--no-embedded`.
+    package var embedded = true
     package var bitrate = 32
     package var sampleRate = 22050
     package var inputFile: String?
@@ -37,7 +45,7 @@ package struct Options {
             "-v": \.voiceName, "--voice": \.voiceName,
             "-a": \.deviceValue, "--device": \.deviceValue, "--audio-device": \.deviceValue,
             "-o": \.output, "--output": \.output, "--output-file": \.output,
-            "--file-format": \.fileFormat,
+            "--file-format": \.fileFormat, "--data-format": \.dataFormat, "--channels": \.channels,
             "-f": \.inputFile, "--input-file": \.inputFile,
             "--play": \.playFile,
             "--voices-dir": \.voicesDirectory,
@@ -72,6 +80,8 @@ package struct Options {
             "--volume": (\.volumeValue, .range(0...200), "volume"),
             "--bitrate": (\.bitrateValue, .range(MP3Settings.bitrates), "MP3 bit rate (kbps)"),
             "--sample-rate": (\.sampleRateValue, .oneOf(MP3Settings.sampleRates), "MP3 sample rate (Hz)"),
+            "--bit-rate": (\.bitRateBPS, .range(8000...320_000), "bit rate (bits per second)"),
+            "--quality": (\.quality, .range(0...127), "quality"),
         ]
     }
     private static var switches: [String: WritableKeyPath<Options, Bool>] {
@@ -81,7 +91,9 @@ package struct Options {
         ]
     }
     private static var allFlags: [String] {
-        Array(valued.keys) + Array(numeric.keys) + Array(switches.keys) + ["-x", "--phonemes", "--ipa", "--no-wait"]
+        Array(valued.keys) + Array(numeric.keys) + Array(switches.keys) + [
+            "-x", "--phonemes", "--ipa", "--no-wait", "--no-embedded",
+        ]
     }
 
     package init(arguments: [String]) throws(UsageError) {
@@ -125,6 +137,8 @@ package struct Options {
                 phonemes = .ipa
             } else if flag == "--no-wait" {
                 waitForTurn = false
+            } else if flag == "--no-embedded" {
+                embedded = false
             } else {
                 let hint =
                     closestMatches(to: flag, among: Self.allFlags, limit: 1).first.map { "; did you mean \($0)?" } ?? ""
@@ -134,7 +148,13 @@ package struct Options {
         if phonemes != nil, output != nil {
             throw UsageError("-x and --ipa print phonemes and write no audio: leave out -o")
         }
+        if let channels, channels != "1" {
+            throw UsageError("speak writes mono audio: --channels takes 1, not '\(channels)'")
+        }
     }
+
+    /// say's `--channels`: only 1 is taken.
+    private var channels: String?
 
     // Optional views of the non-optional fields, so every flag fits one table above.
     private var deviceValue: String? {

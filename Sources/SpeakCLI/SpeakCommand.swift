@@ -17,6 +17,8 @@ package struct SpeakCommand {
     package func run() throws {
         if options.help { return print(helpText) }
         if options.version { return print("speak \(speakVersion)") }
+        if options.fileFormat == "?" || options.dataFormat == "?" { return try listFormats() }
+        try handOverFormatsNotCarried()
         Interrupt.install()
         let fileToPlay = options.playFile ?? audioFileArgument
         let synthesises = options.voiceName != "?" && options.device != "?" && fileToPlay == nil
@@ -40,12 +42,18 @@ package struct SpeakCommand {
         if options.device == "?" { return print(deviceListing()) }
         if let file = fileToPlay { return try playFile(file) }
 
-        let text = try readText()
+        var text = try readText()
         if let remote = options.remote {
             guard let speakRemotely = tool.speakRemotely else { throw NeedsFullExecutable("--remote") }
-            return try speakRemotely(remote, options.token, text, options)
+            // The server takes no markup: say's commands are left out rather than read aloud.
+            let plain = options.embedded && !options.ssml ? EmbeddedCommands.plainText(text) : text
+            return try speakRemotely(remote, options.token, plain, options)
         }
-        let voice = try catalog.voice(named: options.voiceName ?? UserSettings.defaultVoiceName())
+        let voice = try voice(in: catalog)
+        var ssml = options.ssml
+        if options.embedded, !ssml, let markup = EmbeddedCommands.ssml(text, rate: options.rate ?? voice.rate) {
+            (text, ssml) = (markup, true)
+        }
         guard tool.synthesizers.carries(voice.engine) else {
             guard tool.handsOver else {
                 throw InputError(
@@ -58,7 +66,7 @@ package struct SpeakCommand {
         let request = SynthesisRequest(
             text: text,
             options: SpeechOptions(
-                voice: voice, rate: options.rate, pitch: options.pitch, volume: options.volume, ssml: options.ssml),
+                voice: voice, rate: options.rate, pitch: options.pitch, volume: options.volume, ssml: ssml),
             mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))
         if let notation = options.phonemes {
             guard let espeak = try tool.synthesizers.synthesizer(for: voice.engine) as? EspeakSynthesizer else {
@@ -236,14 +244,12 @@ package struct SpeakCommand {
         -> Result
     {
         let output = try OutputFile(path: path)
-        let format = try OutputFile.format(of: path, named: options.fileFormat)
-        var writer: AudioFileWriter?
+        let format = try outputFormat(of: path)
+        var writer: (any AudioSink)?
         let result = try produce { chunk in
             try output.writing {
                 if writer == nil {
-                    writer = try AudioFileWriter(
-                        file: output.descriptor, format: format, sampleRate: chunk.sampleRate,
-                        mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))
+                    writer = try sink(for: format, file: output.descriptor, sampleRate: chunk.sampleRate)
                 }
                 try writer!.write(chunk.samples)
             }

@@ -16,11 +16,12 @@ public enum MediaEncoders {
     }()
 }
 
-/// One reply through an FFmpeg encoder and muxer into memory: mono 16-bit PCM is resampled to the
-/// codec's rate and sample format, cut into the codec's frames, encoded and muxed; each call
-/// returns the container bytes written meanwhile. ``finish()`` drains the resampler, sends the
-/// short last frame, flushes the encoder and writes the trailer, so nothing is lost at the end
-/// (Ogg's last page carries the end granule that trims the padding).
+/// One reply through an FFmpeg encoder and muxer into memory (or a file: ``MediaFileWriter``): mono
+/// 16-bit PCM is resampled to the codec's rate and sample format, cut into the codec's frames,
+/// encoded and muxed; each call returns the container bytes written meanwhile (none for a file).
+/// ``finish()`` drains the resampler, sends the short last frame, flushes the encoder and writes
+/// the trailer, so nothing is lost at the end (Ogg's last page carries the end granule that trims
+/// the padding).
 final class FFmpegEncoder: StreamingAudioEncoder {
     /// How each format is made.
     struct Recipe {
@@ -28,7 +29,8 @@ final class FFmpegEncoder: StreamingAudioEncoder {
         var muxer: String
         /// The codec's rate, or `nil` for the input's own.
         var sampleRate: Int32?
-        var sampleFormat: AVSampleFormat
+        /// The encoder's sample format, or `nil` for the first it lists.
+        var sampleFormat: AVSampleFormat?
         var bitRate: Int64
         /// Options for the muxer: Ogg holds a page for up to a second by default, too long to stream.
         var muxerOptions: [(String, String)] = []
@@ -50,8 +52,8 @@ final class FFmpegEncoder: StreamingAudioEncoder {
             }
         }
 
-        private init(
-            encoders: [String], muxer: String, sampleRate: Int32?, sampleFormat: AVSampleFormat, bitRate: Int64,
+        init(
+            encoders: [String], muxer: String, sampleRate: Int32?, sampleFormat: AVSampleFormat?, bitRate: Int64,
             muxerOptions: [(String, String)] = []
         ) {
             self.encoders = encoders
@@ -71,7 +73,7 @@ final class FFmpegEncoder: StreamingAudioEncoder {
     private var resampler: OpaquePointer?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
-    private let output = MemoryOutput()
+    private let output: MuxerOutput
     /// Converted samples waiting to fill a frame, in the codec's (mono) sample format.
     private var pending: [UInt8] = []
     private let bytesPerSample: Int
@@ -87,15 +89,21 @@ final class FFmpegEncoder: StreamingAudioEncoder {
         codec!.pointee.frame_size > 0 ? Int(codec!.pointee.frame_size) : Int(codecRate / 50)
     }
 
-    init(format replyFormat: ReplyFormat, inputRate: Int) throws {
+    convenience init(format replyFormat: ReplyFormat, inputRate: Int) throws {
+        try self.init(recipe: Recipe(replyFormat), inputRate: inputRate, output: MemoryOutput())
+    }
+
+    /// Encodes into `output`: memory (a reply), or a file (`speak -o`), which the muxer may seek.
+    init(recipe: Recipe, inputRate: Int, output: MuxerOutput) throws {
         _ = Self.quiet
-        let recipe = Recipe(replyFormat)
         guard let encoder = recipe.codec() else {
             throw AudioFileError.unsupported(
                 "this FFmpeg build has no \(recipe.encoders.joined(separator: " or ")) encoder")
         }
+        self.output = output
+        let sampleFormat = recipe.sampleFormat ?? encoder.pointee.sample_fmts?.pointee ?? AV_SAMPLE_FMT_S16
         codecRate = recipe.sampleRate ?? Int32(inputRate)
-        bytesPerSample = Int(av_get_bytes_per_sample(recipe.sampleFormat))
+        bytesPerSample = Int(av_get_bytes_per_sample(sampleFormat))
 
         try FFmpegError.check(
             avformat_alloc_output_context2(&format, nil, recipe.muxer, nil), "avformat_alloc_output_context2")
@@ -105,7 +113,7 @@ final class FFmpegEncoder: StreamingAudioEncoder {
         codec = avcodec_alloc_context3(encoder)
         guard let codec else { throw FFmpegError.outOfMemory("avcodec_alloc_context3") }
         codec.pointee.sample_rate = codecRate
-        codec.pointee.sample_fmt = recipe.sampleFormat
+        codec.pointee.sample_fmt = sampleFormat
         av_channel_layout_default(&codec.pointee.ch_layout, 1)
         if recipe.bitRate > 0 { codec.pointee.bit_rate = recipe.bitRate }
         codec.pointee.time_base = AVRational(num: 1, den: codecRate)
@@ -121,7 +129,7 @@ final class FFmpegEncoder: StreamingAudioEncoder {
         guard let buffer = av_malloc(Int(bufferSize)) else { throw FFmpegError.outOfMemory("av_malloc") }
         io = avio_alloc_context(
             buffer.assumingMemoryBound(to: UInt8.self), bufferSize, 1, Unmanaged.passUnretained(output).toOpaque(), nil,
-            writeMemory, nil)
+            writeOutput, output.isSeekable ? seekOutput : nil)
         guard let io else {
             av_free(buffer)
             throw FFmpegError.outOfMemory("avio_alloc_context")
@@ -132,7 +140,7 @@ final class FFmpegEncoder: StreamingAudioEncoder {
         av_channel_layout_default(&inputLayout, 1)
         try FFmpegError.check(
             swr_alloc_set_opts2(
-                &resampler, &codec.pointee.ch_layout, recipe.sampleFormat, codecRate, &inputLayout, AV_SAMPLE_FMT_S16,
+                &resampler, &codec.pointee.ch_layout, sampleFormat, codecRate, &inputLayout, AV_SAMPLE_FMT_S16,
                 Int32(inputRate), 0, nil),
             "swr_alloc_set_opts2")
         try FFmpegError.check(swr_init(resampler), "swr_init")
@@ -236,23 +244,50 @@ final class FFmpegEncoder: StreamingAudioEncoder {
     private static let quiet: Void = av_log_set_level(AV_LOG_QUIET)
 }
 
-/// The bytes the muxer wrote since they were last taken, reached by the AVIO callback through `opaque`.
-private final class MemoryOutput {
+/// Where the muxer's bytes go, reached by the AVIO callbacks through `opaque`.
+class MuxerOutput {
+    /// Whether the muxer may seek back (to complete a header or write an index at the end).
+    var isSeekable: Bool { false }
+
+    /// Takes `bytes`; returns how many, or a negative `AVERROR`.
+    func write(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 { Int32(bytes.count) }
+
+    /// `lseek`'s answer for the muxer's stream, or, for `AVSEEK_SIZE`, its size; negative on failure.
+    func seek(_ offset: Int64, whence: Int32) -> Int64 { -1 }
+
+    /// Pushes the AVIO buffer through, then hands over what was written and is kept in memory.
+    func take(flushing io: UnsafeMutablePointer<AVIOContext>?) -> Data {
+        avio_flush(io)
+        return Data()
+    }
+}
+
+/// The bytes the muxer wrote since they were last taken.
+private final class MemoryOutput: MuxerOutput {
     var data = Data()
 
-    /// Pushes the AVIO buffer through, then hands over what was written.
-    func take(flushing io: UnsafeMutablePointer<AVIOContext>?) -> Data {
+    override func write(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        data.append(bytes.baseAddress!, count: bytes.count)
+        return Int32(bytes.count)
+    }
+
+    override func take(flushing io: UnsafeMutablePointer<AVIOContext>?) -> Data {
         avio_flush(io)
         defer { data = Data() }
         return data
     }
 }
 
-// A C callback captures nothing: its state arrives as the `MemoryOutput` behind `opaque`.
-private func writeMemory(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32)
+// C callbacks capture nothing: their state arrives as the `MuxerOutput` behind `opaque`.
+private func writeOutput(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32)
     -> Int32
 {
     guard let opaque, let buffer, size > 0 else { return 0 }
-    Unmanaged<MemoryOutput>.fromOpaque(opaque).takeUnretainedValue().data.append(buffer, count: Int(size))
-    return size
+    return Unmanaged<MuxerOutput>.fromOpaque(opaque).takeUnretainedValue()
+        .write(UnsafeBufferPointer(start: buffer, count: Int(size)))
+}
+
+private func seekOutput(_ opaque: UnsafeMutableRawPointer?, _ offset: Int64, _ whence: Int32) -> Int64 {
+    guard let opaque else { return -1 }
+    return Unmanaged<MuxerOutput>.fromOpaque(opaque).takeUnretainedValue().seek(offset, whence: whence)
 }

@@ -22,5 +22,6 @@ extension CommandLineTool {
         speakRemotely: { url, token, text, options in
             try RemoteSpeaker(url: url, token: token).play(text, options: options)
         },
+        mediaFiles: .ffmpeg,
         handsOver: false)
 }

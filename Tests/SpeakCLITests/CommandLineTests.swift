@@ -273,7 +273,7 @@ final class CommandLineTests {
             ),
             (["Hi"], nil, 73, "cannot write /nonexistent/dir/reply.mp3", ["-o", "/nonexistent/dir/reply.mp3"]),
             (["Hi"], nil, 73, "cannot write /tmp: it is a directory", ["-o", "/tmp"]),
-            (["Hi"], nil, 64, "cannot tell the format of", ["-o", "/tmp/reply.ogg"]),
+            (["Hi"], nil, 64, "cannot tell the format of", ["-o", "/tmp/reply.ogx"]),
             ([], nil, 66, "cannot read /nonexistent.txt", ["-f", "/nonexistent.txt"]),
             ([], nil, 66, "cannot read /nonexistent.mp3", ["--play", "/nonexistent.mp3"]),
             (["Hi"], nil, 66, "cannot read voices directory /nonexistent", ["--voices-dir", "/nonexistent"]),

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakMedia
 import Testing
 
 /// `-o` onto what is not a plain file (issue 11, item 1): devices, FIFOs and symlinks are written
@@ -31,7 +32,9 @@ final class OutputTargetTests {
         return status.st_mode & S_IFMT
     }
 
-    @Test("/dev/full: exit 73, 'No space left on device'; the device stays", arguments: ["mp3", "wav"])
+    @Test(
+        "/dev/full: exit 73, 'No space left on device'; the device stays",
+        arguments: ["mp3", "wav", "m4a", "aiff", "ogg", "flac"])
     func deviceFull(format: String) throws {
         let full = characterDevice("full", minor: 7)
         let result = try Speak.run(["--file-format", format, "-o", full, "Hi"])
@@ -42,7 +45,7 @@ final class OutputTargetTests {
             try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.hasPrefix(".speak-") })
     }
 
-    @Test("/dev/null takes the reply and stays a device", arguments: ["mp3", "wav"])
+    @Test("/dev/null takes the reply and stays a device", arguments: ["mp3", "wav", "m4a", "aiff", "ogg", "flac"])
     func deviceNull(format: String) throws {
         let null = characterDevice("null", minor: 3)
         let result = try Speak.run(["--file-format", format, "-o", null, "Hi"])
@@ -72,6 +75,34 @@ final class OutputTargetTests {
         let pcm = try PCMBuffer(audio: received.data)
         #expect(pcm.duration > 0.8, "\(received.data.count) bytes")
         #expect(WAV.isWAV(received.data) == (format == "wav"))
+    }
+
+    @Test(
+        "a FIFO gets say's streamable types through FFmpeg (MP4 in fragments); AIFF, which must seek, is refused",
+        arguments: ["m4a", "ogg", "flac", "caf", "aiff"])
+    func fifoThroughFFmpeg(format: String) throws {
+        let fifo = scratch.appendingPathComponent("reply.\(format)").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let spare = scratch.appendingPathComponent("spare").path
+        #expect(link(fifo, spare) == 0)
+        let received = Received()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            if let reader = FileHandle(forReadingAtPath: fifo) { received.data = reader.readDataToEndOfFile() }
+            done.signal()
+        }
+        let result = try Speak.run(["-o", fifo, "Streamed through a pipe."])
+        let release = open(spare, O_WRONLY | O_NONBLOCK)
+        if release >= 0 { close(release) }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(fileType(fifo) == S_IFIFO)
+        guard format != "aiff" else {
+            #expect(result.status == 64 && result.stderr.contains("cannot be streamed into a pipe"), "\(result.stderr)")
+            return
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        let pcm = try MediaDecoder.decode(received.data, sampleRate: 16000)
+        #expect(pcm.duration > 0.8, "\(received.data.count) bytes")
     }
 
     @Test("a symlink is written through: the link stays, its target gets the reply")
