@@ -183,9 +183,10 @@ private func acceptCloseOnExec(
     accept4Function(listener, address, length, Int32(SOCK_CLOEXEC.rawValue))
 }
 
-private typealias Accept4 = @convention(c) (
-    Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32
-) -> Int32
+private typealias Accept4 =
+    @convention(c) (
+        Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32
+    ) -> Int32
 
 private let accept4Function: Accept4 = {
     guard let symbol = dlsym(nil, "accept4") else { fatalError("glibc has no accept4") }

@@ -80,7 +80,9 @@ public struct WyomingService: Sendable {
                 ].merging(extra) { $1 })
         }
         let voices = installedVoices.map { voice -> JSONValue in
-            var extra: [String: JSONValue] = ["languages": .array(Self.languageTags(voice.language).map { .string($0) })]
+            var extra: [String: JSONValue] = [
+                "languages": .array(Self.languageTags(voice.language).map { .string($0) })
+            ]
             let names = speakers.names(voice)
             extra["speakers"] = names.isEmpty ? .null : .array(names.map { .object(["name": .string($0)]) })
             return artifact(voice.name, Self.pickerName(voice), extra)

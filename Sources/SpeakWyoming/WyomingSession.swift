@@ -114,7 +114,8 @@ final class WyomingSession {
             do {
                 let text = event.string("text") ?? ""
                 try checkLength(text.count)
-                try speakWhole(text, voice: try voice(event.object("voice")), ssml: event.string("text_format") == "ssml")
+                try speakWhole(
+                    text, voice: try voice(event.object("voice")), ssml: event.string("text_format") == "ssml")
             } catch var refusal as Refusal {
                 refusal.endsRequest = true
                 throw refusal

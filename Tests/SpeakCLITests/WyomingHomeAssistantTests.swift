@@ -75,6 +75,7 @@ struct WyomingSlotTests {
         let result = try Speak.run(
             ["serve", "--no-http", "--wyoming", "tcp://127.0.0.1:\(port)", "--workers", "1"], environment: environment)
         #expect(result.status == 64, "\(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("slots=3"), "\(result.stderr)")
+        #expect(
+            result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("slots=3"), "\(result.stderr)")
     }
 }

@@ -24,7 +24,9 @@ final class RunningWyomingServer {
                     "serve", "--no-http", "--wyoming", "tcp://\(host):\(port)", "--workers", "1", "--cache-dir",
                     made.appendingPathComponent("cache").path,
                 ] + extra,
-                environment: limits.map { ProcessInfo.processInfo.environment.merging(["SPEAK_WYOMING_LIMITS": $0]) { $1 } })
+                environment: limits.map {
+                    ProcessInfo.processInfo.environment.merging(["SPEAK_WYOMING_LIMITS": $0]) { $1 }
+                })
         } catch {
             try? FileManager.default.removeItem(at: made)
             throw error
