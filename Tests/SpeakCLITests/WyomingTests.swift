@@ -221,7 +221,8 @@ final class WyomingTests {
     @Test("wyoming-bench info, tts in both modes, and stt on a corpus it made with this server all succeed")
     func wyomingBench() throws {
         let info = try bench("info", [])
-        #expect(info.contains("tts  speak (synthesize streaming)") && info.contains("voice default [en-US, en]"), "\(info)")
+        #expect(
+            info.contains("tts  speak (synthesize streaming)") && info.contains("voice default [en-US, en]"), "\(info)")
         #expect(info.contains("asr  "), "\(info)")
         let voice = #"{"voice":{"name":"default"}}"#
         let tts = try bench(

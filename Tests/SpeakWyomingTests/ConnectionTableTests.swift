@@ -35,7 +35,12 @@ struct ConnectionTableTests {
         let table = ConnectionTable()
         let limits = limits(connections: 8, perAddress: 2)
         let pairs = (0..<4).map { _ in socketPair() }
-        defer { for pair in pairs { close(pair.server); close(pair.client) } }
+        defer {
+            for pair in pairs {
+                close(pair.server)
+                close(pair.client)
+            }
+        }
         let first = try #require(admitted(table.admit(pairs[0].server, from: "10.0.0.1", limits: limits)))
         let second = try #require(admitted(table.admit(pairs[1].server, from: "10.0.0.1", limits: limits)))
         first.waiting(since: 2)
@@ -47,7 +52,10 @@ struct ConnectionTableTests {
         first.busy()
         third.busy()
         let late = socketPair()
-        defer { close(late.server); close(late.client) }
+        defer {
+            close(late.server)
+            close(late.client)
+        }
         let refused = table.admit(late.server, from: "10.0.0.1", limits: limits)
         guard case .refused(let reason) = refused else {
             Issue.record("expected a refusal, got \(refused)")
@@ -61,7 +69,12 @@ struct ConnectionTableTests {
         let table = ConnectionTable()
         let limits = limits(connections: 3, perAddress: 3)
         let pairs = (0..<4).map { _ in socketPair() }
-        defer { for pair in pairs { close(pair.server); close(pair.client) } }
+        defer {
+            for pair in pairs {
+                close(pair.server)
+                close(pair.client)
+            }
+        }
         let activities = try (0..<3).map { index in
             try #require(admitted(table.admit(pairs[index].server, from: "10.0.0.\(index)", limits: limits)))
         }
@@ -92,7 +105,10 @@ struct EventDeadlineTests {
         limits.headerSeconds = 0.2
         limits.idleSeconds = 0.2
         let pair = socketPair()
-        defer { close(pair.server); close(pair.client) }
+        defer {
+            close(pair.server)
+            close(pair.client)
+        }
         var reader = EventReader(descriptor: pair.server, limits: limits)
         #expect(throws: WyomingReadError.idle) { try reader.next() }
         _ = write(pair.client, "{\"ty", 4)
@@ -104,7 +120,10 @@ struct EventDeadlineTests {
         var limits = WyomingLimits()
         limits.idleSeconds = 0.05
         let pair = socketPair()
-        defer { close(pair.server); close(pair.client) }
+        defer {
+            close(pair.server)
+            close(pair.client)
+        }
         var reader = EventReader(descriptor: pair.server, limits: limits)
         let activity = ConnectionActivity()
         reader.activity = activity
