@@ -415,6 +415,7 @@ def drip_connection(port, source):
 async def timed_describe(port):
     """A describe as Home Assistant sends it (it waits 1 s): the answer's type and the seconds taken."""
     started = time.monotonic()
+    answer = None
     try:
         async with AsyncTcpClient(HOST, port) as client:
             await client.write_event(Describe().event())
@@ -424,6 +425,9 @@ async def timed_describe(port):
                 answer = "error " + event.data.get("code", "")
     except asyncio.TimeoutError:
         answer = "no answer within 1 s"
+    except ConnectionError:
+        # A refusal closes with the describe unread: a reset, which may come as the client closes.
+        answer = answer or "connection reset"
     return {"answer": answer, "seconds": time.monotonic() - started}
 
 
