@@ -1,26 +1,6 @@
 import Foundation
 import SpeakKit
 
-/// How much one client may send at once: bounds on the memory a connection can make us hold.
-public struct WyomingLimits: Sendable, Equatable {
-    /// The JSON header line, newline included.
-    public var headerBytes = 64 << 10
-    /// The JSON after the header (`data_length`).
-    public var dataBytes = 1 << 20
-    /// The raw bytes after the data (`payload_length`): one audio chunk.
-    public var payloadBytes = 8 << 20
-    /// Characters of text to speak, in one `synthesize` or one stream.
-    public var textCharacters = 16_384
-    /// Seconds of audio to transcribe at once.
-    public var audioSeconds = 600
-    /// Connections served at once; more are answered with an error and closed.
-    public var connections = 64
-    /// A connection that sends nothing for this long is closed.
-    public var idleSeconds = 300
-
-    public init() {}
-}
-
 /// Why the next event could not be read. Some leave the stream where the next event starts (the
 /// connection goes on); the rest lose the framing, and the connection is closed after the error.
 public enum WyomingReadError: Error, Equatable, CustomStringConvertible {
@@ -33,6 +13,8 @@ public enum WyomingReadError: Error, Equatable, CustomStringConvertible {
     /// The connection ended inside an event.
     case truncated
     case idle
+    /// The event was not whole within its time (``WyomingLimits/headerSeconds`` and the rate after).
+    case tooSlow(seconds: Int)
     case system(String)
 
     /// Whether the next event can still be read after this one.
@@ -52,6 +34,7 @@ public enum WyomingReadError: Error, Equatable, CustomStringConvertible {
         case .badData: "bad-data"
         case .truncated: "truncated"
         case .idle: "idle"
+        case .tooSlow: "too-slow"
         case .system: "io"
         }
     }
@@ -65,6 +48,7 @@ public enum WyomingReadError: Error, Equatable, CustomStringConvertible {
         case .badData(let reason): "bad data: \(reason)"
         case .truncated: "the connection ended inside an event"
         case .idle: "nothing was sent for too long"
+        case .tooSlow(let seconds): "the event was not whole within \(seconds) s of its first byte"
         case .system(let message): message
         }
     }
@@ -77,6 +61,14 @@ public struct EventReader {
     private var buffer: [UInt8] = []
     /// Where the unread bytes in `buffer` start.
     private var start = 0
+    /// When the event being read must be whole (set by its first byte), in ``monotonicSeconds()``.
+    private var deadline: Double?
+    private var eventStarted = 0.0
+    /// Told when this connection waits for its client and when it is busy, so the server can pick
+    /// a connection to give way when all slots are taken.
+    var activity: ConnectionActivity?
+    /// A request is open (a stream, a recording): its connection keeps its slot while it waits.
+    var inRequest = false
 
     public init(descriptor: Int32, limits: WyomingLimits = WyomingLimits()) {
         self.descriptor = descriptor
@@ -100,6 +92,7 @@ public struct EventReader {
         // The lengths first, so the framing holds even when the rest of the header is wrong.
         let dataLength = try length(header, "data_length", limit: limits.dataBytes)
         let payloadLength = try length(header, "payload_length", limit: limits.payloadBytes)
+        deadline = eventStarted + limits.eventSeconds(after: dataLength + payloadLength)
         let dataBytes = try readExactly(dataLength)
         let payload = try readExactly(payloadLength)
         guard case .string(let type)? = header["type"], !type.isEmpty else { throw .badHeader("no \"type\"") }
@@ -135,6 +128,8 @@ public struct EventReader {
     private mutating func readLine() throws(WyomingReadError) -> ArraySlice<UInt8>? {
         // Bytes after `start` already searched; an offset, since `fill` may move the bytes.
         var searched = 0
+        deadline = nil
+        if buffer.count > start { startEvent() }
         while true {
             if let newline = buffer[(start + searched)...].firstIndex(of: 0x0A) {
                 let line = buffer[start..<newline]
@@ -147,7 +142,14 @@ public struct EventReader {
                 if buffer.count == start { return nil }
                 throw .truncated
             }
+            if deadline == nil { startEvent() }
         }
+    }
+
+    /// The event's first byte is here: from now it has ``WyomingLimits/headerSeconds`` for its header.
+    private mutating func startEvent() {
+        eventStarted = monotonicSeconds()
+        deadline = eventStarted + limits.headerSeconds
     }
 
     private mutating func readExactly(_ count: Int) throws(WyomingReadError) -> [UInt8] {
@@ -160,12 +162,14 @@ public struct EventReader {
         return bytes
     }
 
-    /// Reads what the descriptor has into the buffer; 0 at the end of the stream.
+    /// Reads what the descriptor has into the buffer; 0 at the end of the stream. Waits until the
+    /// event's deadline, or between events for ``WyomingLimits/idleSeconds``.
     private mutating func fill() throws(WyomingReadError) -> Int {
         if start > 0 && start * 2 >= buffer.count {
             buffer.removeFirst(start)
             start = 0
         }
+        try waitForInput()
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -181,4 +185,30 @@ public struct EventReader {
             }
         }
     }
+
+    /// Returns once the descriptor has something to read (or its end), telling ``activity`` that
+    /// the connection waits meanwhile; throws when the deadline, or the idle time, passes first.
+    private mutating func waitForInput() throws(WyomingReadError) {
+        let waitingSince = monotonicSeconds()
+        let until = deadline ?? waitingSince + limits.idleSeconds
+        if !inRequest { activity?.waiting(since: waitingSince) }
+        defer { activity?.busy() }
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            let left = until - monotonicSeconds()
+            let ready = left > 0 ? poll(&poller, 1, Int32(min(left * 1000, 86_400_000).rounded(.up))) : 0
+            if ready > 0 { return }
+            if ready < 0 && errno == EINTR { continue }
+            if ready < 0 { throw .system("poll: \(String(cString: strerror(errno)))") }
+            guard let deadline else { throw .idle }
+            throw .tooSlow(seconds: Int((deadline - eventStarted).rounded(.up)))
+        }
+    }
+}
+
+/// Seconds on a clock that only goes forward.
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

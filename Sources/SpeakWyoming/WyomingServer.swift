@@ -41,12 +41,12 @@ public struct WyomingServerError: Error, CustomStringConvertible {
 
 /// The Wyoming protocol over TCP: a thread accepts, and each connection gets a thread of its own
 /// (a client holds one connection per request, so there are few at a time; ``WyomingLimits``
-/// bounds them).
+/// bounds them, and ``ConnectionTable`` hands out the slots).
 public final class WyomingServer: Sendable {
     public let address: WyomingAddress
     private let listener: Int32
     private let service: WyomingService
-    private let open = Locked<Set<Int32>>([])
+    private let connections = ConnectionTable()
     private let stopping = Atomic<Bool>(false)
     private let acceptorDone = DispatchSemaphore(value: 0)
 
@@ -65,15 +65,20 @@ public final class WyomingServer: Sendable {
         Glibc.shutdown(listener, Int32(SHUT_RDWR))
         acceptorDone.wait()
         close(listener)
-        open.withLock { descriptors in
-            for descriptor in descriptors { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
-        }
+        connections.shutdownAll()
     }
 
     private func acceptLoop() {
         defer { acceptorDone.signal() }
         while !stopping.load(ordering: .sequentiallyConsistent) {
-            let client = accept(listener, nil, nil)
+            var peer = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            // Close-on-exec from the start: a worker process spawned meanwhile never holds a client.
+            let client = withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    acceptCloseOnExec(listener, $0, &length)
+                }
+            }
             if client < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 if stopping.load(ordering: .sequentiallyConsistent) { return }
@@ -81,25 +86,18 @@ public final class WyomingServer: Sendable {
                 usleep(50_000)
                 continue
             }
-            // Not inherited by a worker process started meanwhile (accept4 is not in Glibc's module).
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             configure(client)
-            let admitted = open.withLock { descriptors -> Bool in
-                guard descriptors.count < service.limits.connections else { return false }
-                descriptors.insert(client)
-                return true
-            }
-            guard admitted else {
-                let busy = WyomingEvent.error(
-                    "the server is busy: \(service.limits.connections) connections are open", code: "busy")
-                _ = busy.encoded.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            switch connections.admit(client, from: Self.text(of: peer), limits: service.limits) {
+            case .refused(let reason):
+                let busy = WyomingEvent.error(reason, code: "busy").encoded
+                _ = busy.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
                 close(client)
-                continue
-            }
-            Thread.detachNewThread { [self] in
-                WyomingSession(descriptor: client, service: service).run()
-                open.withLock { _ = $0.remove(client) }
-                close(client)
+            case .admitted(let activity):
+                Thread.detachNewThread { [self] in
+                    WyomingSession(descriptor: client, service: service, activity: activity).run()
+                    connections.remove(client)
+                    close(client)
+                }
             }
         }
     }
@@ -108,9 +106,37 @@ public final class WyomingServer: Sendable {
         var yes: Int32 = 1
         // Each audio chunk goes out at once: the first one's latency is what a listener hears.
         setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var idle = timeval(tv_sec: service.limits.idleSeconds, tv_usec: 0)
-        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
+        // Reading has its own deadlines (EventReader); a client that stops reading is let go after this.
+        let seconds = service.limits.idleSeconds
+        var idle = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1e6))
         setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// A peer's address as text, an IPv4 address mapped into IPv6 as plain IPv4: the key of the
+    /// per-address limit.
+    static func text(of peer: sockaddr_storage) -> String {
+        var storage = peer
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        return withUnsafePointer(to: &storage) { pointer -> String in
+            switch Int32(pointer.pointee.ss_family) {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    var address = $0.pointee.sin_addr
+                    return inet_ntop(AF_INET, &address, &text, socklen_t(text.count)).map { String(cString: $0) } ?? ""
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    var address = $0.pointee.sin6_addr
+                    let bytes = withUnsafeBytes(of: &address) { Array($0) }
+                    if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                        return bytes[12...].map(String.init).joined(separator: ".")
+                    }
+                    return inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)).map { String(cString: $0) } ?? ""
+                }
+            default:
+                return ""
+            }
+        }
     }
 
     /// A close-on-exec listening socket, so worker processes never inherit it.
@@ -148,3 +174,21 @@ public final class WyomingServer: Sendable {
         return (descriptor, boundPort)
     }
 }
+
+/// `accept4(…, SOCK_CLOEXEC)`. glibc declares it only under `_GNU_SOURCE`, which Swift's Glibc
+/// module is not built with, so it is looked up by name once.
+private func acceptCloseOnExec(
+    _ listener: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: UnsafeMutablePointer<socklen_t>
+) -> Int32 {
+    accept4Function(listener, address, length, Int32(SOCK_CLOEXEC.rawValue))
+}
+
+private typealias Accept4 =
+    @convention(c) (
+        Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32
+    ) -> Int32
+
+private let accept4Function: Accept4 = {
+    guard let symbol = dlsym(nil, "accept4") else { fatalError("glibc has no accept4") }
+    return unsafeBitCast(symbol, to: Accept4.self)
+}()

@@ -3,16 +3,14 @@ import SpeakKit
 
 /// What a Wyoming server offers, on the one `SpeechEngine`: its voices, its transcriber, limits.
 public struct WyomingService: Sendable {
-    /// The transcriber as `info` names it.
+    /// The transcriber as `info` describes it.
     public struct TranscriberInfo: Sendable {
-        public var name: String
         public var description: String
         /// The model's name (`base`, `tiny.en`).
         public var model: String
         public var languages: [String]
 
-        public init(name: String, description: String, model: String, languages: [String]) {
-            self.name = name
+        public init(description: String, model: String, languages: [String]) {
             self.description = description
             self.model = model
             self.languages = languages
@@ -68,6 +66,10 @@ public struct WyomingService: Sendable {
         infoCache.value { makeInfo() }
     }
 
+    /// Both programs are named `speak`: Home Assistant titles the integration's entry after the
+    /// first installed program (speech-to-text first) and names the entities after them.
+    static let programName = "speak"
+
     private func makeInfo() -> WyomingEvent {
         let attribution: JSONValue = .object(["name": .string("speak"), "url": .string("")])
         func artifact(_ name: String, _ description: String, _ extra: [String: JSONValue]) -> JSONValue {
@@ -78,14 +80,15 @@ public struct WyomingService: Sendable {
                 ].merging(extra) { $1 })
         }
         let voices = installedVoices.map { voice -> JSONValue in
-            var extra: [String: JSONValue] = ["languages": .array([.string(voice.language)])]
+            var extra: [String: JSONValue] = [
+                "languages": .array(Self.languageTags(voice.language).map { .string($0) })
+            ]
             let names = speakers.names(voice)
             extra["speakers"] = names.isEmpty ? .null : .array(names.map { .object(["name": .string($0)]) })
-            return artifact(
-                voice.name, voice.description.isEmpty ? "\(voice.name) (\(voice.engine))" : voice.description, extra)
+            return artifact(voice.name, Self.pickerName(voice), extra)
         }
         let tts = artifact(
-            "speak", "speak: espeak-ng and neural (Piper) voices",
+            Self.programName, "speak: espeak-ng and neural (Piper) voices",
             ["voices": .array(voices), "supports_synthesize_streaming": .bool(true)])
         var asr: [JSONValue] = []
         if let transcriber = transcriberInfo {
@@ -93,7 +96,7 @@ public struct WyomingService: Sendable {
             let model = artifact(transcriber.model, transcriber.description, ["languages": languages])
             asr.append(
                 artifact(
-                    transcriber.name, transcriber.description,
+                    Self.programName, "speak: \(transcriber.description)",
                     [
                         "models": .array([model]), "supports_transcript_streaming": .bool(false),
                         "requires_external_vad": .bool(true),
@@ -106,6 +109,30 @@ public struct WyomingService: Sendable {
                 "asr": .array(asr), "tts": .array([tts]), "handle": empty, "intent": empty, "wake": empty, "mic": empty,
                 "snd": empty,
             ])
+    }
+
+    /// What Home Assistant's voice picker shows for `voice` (its `description`): the name and the
+    /// kind of voice, short, as wyoming-piper's "kareem (low)". The language is the picker's own.
+    static func pickerName(_ voice: Voice) -> String {
+        let kind =
+            switch voice.engine {
+            case "piper": "neural"
+            case "espeak": "espeak-ng"
+            default: voice.engine
+            }
+        // A plain lowercase name reads as a name; one such as en_US-lessac-medium stays as it is.
+        let name =
+            voice.name.allSatisfy({ $0.isLetter && $0.isLowercase })
+            ? voice.name.prefix(1).uppercased() + voice.name.dropFirst() : voice.name
+        return "\(name) (\(kind))"
+    }
+
+    /// The tags a voice is listed under: its own, and its bare language too (`en-US` and `en`).
+    /// Home Assistant lists a voice only under the exact tags it names, and its voice picker asks
+    /// for the tag the pipeline's speech language has, which may be the bare one.
+    static func languageTags(_ tag: String) -> [String] {
+        let bare = tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map(String.init) ?? tag
+        return bare == tag || bare.isEmpty ? [tag] : [tag, bare]
     }
 }
 

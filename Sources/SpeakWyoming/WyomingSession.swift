@@ -15,16 +15,14 @@ final class WyomingSession {
     /// and its stop get no more errors of their own, one mistake being one error.
     private var refusedStream = false
     /// Audio coming in for transcription, between `audio-start` and `audio-stop`.
-    private var recording: Recording?
-    /// Set when a recording was refused as too long: its remaining chunks are dropped until its
-    /// `audio-stop`, so they are never taken for a new recording and a partial transcript.
+    private var recording: AudioRecording?
+    /// Set when a recording was refused: its remaining chunks are dropped until its `audio-stop`,
+    /// so they are never taken for a new recording and a partial transcript; that stop then ends
+    /// the connection, as a client waiting for the transcript would otherwise wait for ever.
     private var discarding = false
     /// `transcribe`'s language, for the audio that follows.
     private var language: String?
-    /// Encoded events not yet taken by the socket, from `sent` on.
-    private var outgoing: [UInt8] = []
-    private var sent = 0
-    private var synthesizing = false
+    private var writer: EventWriter
 
     /// Samples in one `audio-chunk`, as wyoming-piper sends them.
     static let samplesPerChunk = 1024
@@ -44,70 +42,32 @@ final class WyomingSession {
         var rate: Int?
     }
 
-    private struct Recording {
-        let rate: Int
-        /// Bytes per sample: 1 (unsigned, as in WAV and the `wyoming` package's converter), or 2 to 4
-        /// (signed little-endian).
-        let width: Int
-        let channels: Int
-        var resampler: Resampler
-        var samples: [Int16] = []
-        /// Bytes of a frame split across two chunks.
-        var partial: [UInt8] = []
-
-        init(rate: Int, width: Int, channels: Int) {
-            self.rate = rate
-            self.width = width
-            self.channels = channels
-            resampler = Resampler(inputRate: rate, outputRate: WyomingSession.transcriptionRate)
-        }
-
-        /// Seconds of audio held, and `bytes` more would add.
-        func seconds(adding bytes: Int) -> Double {
-            Double(samples.count) / Double(WyomingSession.transcriptionRate)
-                + Double((partial.count + bytes) / (width * channels)) / Double(rate)
-        }
-
-        /// The sample at `offset` as 16 bits: its two most significant bytes.
-        private func sample(_ bytes: [UInt8], at offset: Int) -> Int {
-            if width == 1 { return (Int(bytes[offset]) - 128) << 8 }
-            let top = offset + width - 1
-            return Int(Int16(bitPattern: UInt16(bytes[top - 1]) | UInt16(bytes[top]) << 8))
-        }
-
-        mutating func append(_ bytes: [UInt8]) {
-            let frameBytes = width * channels
-            let all = partial + bytes
-            let frames = all.count / frameBytes
-            partial = Array(all[(frames * frameBytes)...])
-            var mono = [Int16](repeating: 0, count: frames)
-            for frame in 0..<frames {
-                var sum = 0
-                for channel in 0..<channels { sum += sample(all, at: frame * frameBytes + channel * width) }
-                mono[frame] = Int16(sum / channels)
-            }
-            samples += resampler.process(mono)
-        }
-    }
-
-    /// The client made a mistake that the answer names; the connection goes on.
+    /// The client made a mistake that the answer names.
     private struct Refusal: Error {
         var text: String
         var code: String
+        /// The client waits for an answer this error replaces: the audio of a plain `synthesize`,
+        /// a `transcript`. Home Assistant's readers ignore `error` and read on to `audio-stop`,
+        /// `transcript` or the end of the stream, so the connection ends after the error. Other
+        /// refusals (a stream's, which ends with `synthesize-stopped`) leave it open.
+        var endsRequest = false
     }
 
-    /// The connection cannot go on (the client left, or audio was cut off mid-text).
-    private struct Closing: Error {}
+    /// The refused recording's `audio-stop` came: its error was sent, the connection ends.
+    private struct EndOfRefusedRequest: Error {}
 
-    init(descriptor: Int32, service: WyomingService) {
+    init(descriptor: Int32, service: WyomingService, activity: ConnectionActivity? = nil) {
         self.descriptor = descriptor
         self.service = service
         reader = EventReader(descriptor: descriptor, limits: service.limits)
+        reader.activity = activity
+        writer = EventWriter(descriptor: descriptor)
     }
 
     func run() {
         while true {
             do {
+                reader.inRequest = stream != nil || recording != nil || discarding
                 guard let event = try reader.next() else { return }
                 try handle(event)
             } catch let error as WyomingReadError {
@@ -117,9 +77,25 @@ final class WyomingSession {
                 }
             } catch let refusal as Refusal {
                 guard (try? send(.error(refusal.text, code: refusal.code))) != nil else { return }
+                if refusal.endsRequest { return endAfterError() }
+            } catch is EndOfRefusedRequest {
+                return endAfterError()
             } catch {
                 return
             }
+        }
+    }
+
+    /// Ends the connection once the error is out: sends the end of the stream, then reads what
+    /// the client still sends until it closes too (or ``WyomingLimits/lingerSeconds``), since a
+    /// close with unread input is a reset, which can destroy the error before the client reads it.
+    private func endAfterError() {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
+        let until = monotonicSeconds() + service.limits.lingerSeconds
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        var scratch = [UInt8](repeating: 0, count: 16 << 10)
+        while case let left = until - monotonicSeconds(), left > 0, poll(&poller, 1, Int32(left * 1000) + 1) > 0 {
+            guard scratch.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress, $0.count) }) > 0 else { return }
         }
     }
 
@@ -135,9 +111,15 @@ final class WyomingSession {
                 refusedStream = false
                 return
             }
-            let text = event.string("text") ?? ""
-            try checkLength(text.count)
-            try speakWhole(text, voice: try voice(event.object("voice")), ssml: event.string("text_format") == "ssml")
+            do {
+                let text = event.string("text") ?? ""
+                try checkLength(text.count)
+                try speakWhole(
+                    text, voice: try voice(event.object("voice")), ssml: event.string("text_format") == "ssml")
+            } catch var refusal as Refusal {
+                refusal.endsRequest = true
+                throw refusal
+            }
         case "synthesize-start":
             stream = nil
             // Refused until its voice is found: an unknown one leaves the stream refused.
@@ -163,11 +145,14 @@ final class WyomingSession {
             stream = current
             for sentence in sentences { try speakSentence(sentence) }
         case "synthesize-stop":
+            // The stream ends with synthesize-stopped even when its last sentence was refused.
+            var refusal: Refusal?
             if var current = stream, let last = current.ssml ? current.markup : current.splitter.finish() {
-                try speakSentence(last)
+                do { try speakSentence(last) } catch let refused as Refusal { refusal = refused }
             }
             stream = nil
             refusedStream = false
+            if let refusal { try send(.error(refusal.text, code: refusal.code)) }
             try send(WyomingEvent("synthesize-stopped"))
         case "transcribe":
             language = event.string("language")
@@ -189,7 +174,7 @@ final class WyomingSession {
             // Refused audio had its error; no audio at all is an empty recording.
             guard !discarding else {
                 discarding = false
-                return
+                throw EndOfRefusedRequest()
             }
             var finished = try recording ?? startRecording(WyomingEvent("audio-start"))
             recording = nil
@@ -296,14 +281,14 @@ final class WyomingSession {
             if let tail = resampler?.finish(), let outputRate = rate {
                 try tail.withUnsafeBufferPointer { try sendAudio($0, rate: outputRate) }
             }
-            try flush(waiting: true)
-        } catch let error as Closing {
+            try writer.flush(waiting: true)
+        } catch let error as EventWriter.Closed {
             throw error
         } catch {
             // After audio-start, an audio-stop would pass the cut-off audio as complete: end instead.
             if sentStart {
                 try? send(.error("cannot speak the text: \(error)", code: "synthesis-failed"))
-                throw Closing()
+                throw EventWriter.Closed()
             }
             throw Refusal(text: "cannot speak the text: \(error)", code: "synthesis-failed")
         }
@@ -334,7 +319,7 @@ final class WyomingSession {
 
     /// The recording an `audio-start` (or a first `audio-chunk`) describes. Refused, the rest of
     /// its audio is dropped up to its `audio-stop`: one error, not one per chunk.
-    private func startRecording(_ event: WyomingEvent) throws -> Recording {
+    private func startRecording(_ event: WyomingEvent) throws -> AudioRecording {
         // Absent, a field takes Wyoming's default; present, it must be a whole number.
         func field(_ key: String, _ absent: Int) -> Int? { event.data[key] == nil ? absent : event.integer(key) }
         let rate = field("rate", Self.transcriptionRate)
@@ -351,7 +336,7 @@ final class WyomingSession {
                     + "got \(given.joined(separator: ", "))",
                 code: "unsupported-audio")
         }
-        return Recording(rate: rate, width: width, channels: channels)
+        return AudioRecording(rate: rate, width: width, channels: channels)
     }
 
     private func transcribe(_ audio: PCMBuffer) throws {
@@ -364,7 +349,7 @@ final class WyomingSession {
         do {
             result = try service.transcriber.transcribe(audio, options: TranscriptionOptions(language: requested))
         } catch {
-            throw Refusal(text: "cannot transcribe: \(error)", code: "transcription-failed")
+            throw Refusal(text: "cannot transcribe: \(error)", code: "transcription-failed", endsRequest: true)
         }
         try send(transcript(result.text.trimmingWhitespace, language: result.language ?? requested))
     }
@@ -377,41 +362,16 @@ final class WyomingSession {
 
     // MARK: - Writing
 
-    /// Sends `event`, waiting for the socket to take it; while a synthesis runs, only what the
-    /// socket takes now, keeping the rest (``whileSynthesizing(_:)``).
-    private func send(_ event: WyomingEvent) throws {
-        outgoing += event.encoded
-        try flush(waiting: !synthesizing)
+    private func send(_ event: WyomingEvent) throws(EventWriter.Closed) {
+        try writer.send(event)
     }
 
-    /// Runs `body`, which holds a synthesis worker that every client shares: a client that reads
-    /// slowly, or not at all, must not keep it. So its audio is sent as far as the socket takes it
-    /// and kept in memory beyond that (bounded by the text limit), and sent once the worker is back.
+    /// Runs `body`, which holds a synthesis worker that every client shares: meanwhile audio goes
+    /// out only as far as the socket takes it (``EventWriter``).
     @discardableResult
     private func whileSynthesizing<Result>(_ body: () throws -> Result) throws -> Result {
-        synthesizing = true
-        defer { synthesizing = false }
+        writer.synthesizing = true
+        defer { writer.synthesizing = false }
         return try body()
-    }
-
-    /// Writes `outgoing` to the socket: all of it, or (not `waiting`) what the socket takes now.
-    private func flush(waiting: Bool) throws {
-        let flags = Int32(MSG_NOSIGNAL) | (waiting ? 0 : Int32(MSG_DONTWAIT))
-        while sent < outgoing.count {
-            let written = outgoing.withUnsafeBytes {
-                Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, flags)
-            }
-            if written < 0 && errno == EINTR { continue }
-            if written < 0 && !waiting && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
-            guard written > 0 else { throw Closing() }
-            sent += written
-        }
-        if sent == outgoing.count {
-            outgoing.removeAll(keepingCapacity: outgoing.count < 1 << 20)
-            sent = 0
-        } else if sent >= 1 << 20 {
-            outgoing.removeFirst(sent)
-            sent = 0
-        }
     }
 }

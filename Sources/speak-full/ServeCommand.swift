@@ -142,6 +142,7 @@ enum ServeCommand {
         if wyoming.address == nil && (!wyoming.httpToo || wyoming.zeroconf) {
             throw UsageError("\(wyoming.httpToo ? "--zeroconf" : "--no-http") needs --wyoming tcp://HOST:PORT")
         }
+        if wyoming.address != nil { wyoming.limits = try WyomingFrontEnd.limits() }
         // Refused before anything listens or says it does.
         if wyoming.zeroconf, let address = wyoming.address, let refusal = ZeroconfAdvertisement.refusal(for: address) {
             throw InputError(code: .unavailable, message: String(describing: refusal))
@@ -168,6 +169,7 @@ enum ServeCommand {
         var httpToo = true
         var zeroconf = false
         var zeroconfName = "speak"
+        var limits = WyomingLimits()
     }
 
     /// A new `speak-uploads-XXXXXX` in the temporary directory ($TMPDIR, else /tmp), mode 0700.
@@ -263,7 +265,7 @@ enum ServeCommand {
         if let address = wyoming.address {
             let wyomingService = WyomingService(
                 engine: engine, transcriber: transcriber, transcriberInfo: WyomingFrontEnd.transcriberInfo(transcriber),
-                speakers: WyomingFrontEnd.piperSpeakers)
+                speakers: WyomingFrontEnd.piperSpeakers, limits: wyoming.limits)
             do {
                 wyomingServer = try startWyoming(address, wyomingService)
                 if wyoming.zeroconf { advertisement = try advertise(wyoming.zeroconfName, wyomingServer!.address) }

@@ -1,4 +1,5 @@
 import Foundation
+import SpeakCLI
 import SpeakKit
 import SpeakPiper
 import SpeakPocketSphinx
@@ -15,23 +16,32 @@ enum WyomingFrontEnd {
         sa sd si sk sl sn so sq sr su sv sw ta te tg th tk tl tr tt uk ur uz vi yi yo zh yue
         """.split(separator: " ").map(String.init)
 
+    /// The Wyoming limits, changed by `SPEAK_WYOMING_LIMITS` (`connections=64,per-address=32,
+    /// header-seconds=5,…`: see ``WyomingLimits``), for tuning and for tests that must not wait
+    /// minutes for a timeout.
+    static func limits(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> WyomingLimits {
+        guard let text = environment["SPEAK_WYOMING_LIMITS"] else { return WyomingLimits() }
+        switch Result(catching: { () throws(WyomingServerError) in try WyomingLimits(parsing: text) }) {
+        case .success(let limits): return limits
+        case .failure(let error): throw UsageError("SPEAK_WYOMING_LIMITS: \(error)")
+        }
+    }
+
     static func transcriberInfo(_ transcriber: any Transcriber) -> WyomingService.TranscriberInfo? {
         switch transcriber {
         case let whisper as WhisperTranscriber:
             let multilingual = (try? whisper.model.header().isMultilingual) ?? !whisper.model.name.hasSuffix(".en")
             return .init(
-                name: "whisper", description: "Whisper (whisper.cpp), model \(whisper.model.name)",
+                description: "Whisper (whisper.cpp), model \(whisper.model.name)",
                 model: whisper.model.name,
                 languages: multilingual ? whisperLanguages : ["en"])
         case is UnavailableTranscriber:
             return nil
         case is PocketSphinxTranscriber, is TranscriberPool:
             return .init(
-                name: "pocketsphinx", description: "CMU pocketsphinx, US English", model: "en-us", languages: ["en"])
+                description: "CMU pocketsphinx, US English", model: "en-us", languages: ["en"])
         default:
-            return .init(
-                name: "upstream", description: "an OpenAI-compatible transcription server", model: "upstream",
-                languages: [])
+            return .init(description: "an OpenAI-compatible transcription server", model: "upstream", languages: [])
         }
     }
 

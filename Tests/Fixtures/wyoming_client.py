@@ -15,6 +15,13 @@ usage: wyoming_client.py COMMAND PORT [ARGS...]
   stalled PORT TEXT                      one client asks for TEXT and stops reading after audio-start;
                                          how long another client's "Hello." takes meanwhile
   bad PORT                               a bad header line, then an oversized payload
+  ha-tts-errors PORT                     Home Assistant's non-streaming TTS reader on refused requests:
+                                         what it returned and how long it took
+  ha-stt-error PORT WAV                  Home Assistant's STT reader on audio refused as too long
+  drip PORT                              64 connections that send one byte and wait, from one address
+                                         and from 64: how long a describe then takes
+  slow PORT                              an event's header, then a payload, sent a few bytes at a time:
+                                         what came back and when
 """
 
 import asyncio
@@ -46,7 +53,16 @@ async def info(port):
         # Home Assistant gives up after 1 s.
         event = await read(client, timeout=1.0)
         described = Info.from_event(event)
+        # Home Assistant's grouping (wyoming/tts.py): each installed voice under each of its
+        # languages, exactly as written, named by its description; the picker asks by one tag.
+        by_language = {}
+        for program in described.tts[:1]:
+            for voice in program.voices:
+                if voice.installed:
+                    for tag in voice.languages:
+                        by_language.setdefault(tag, []).append(voice.description or voice.name)
         return {
+            "home_assistant_voices": by_language,
             "tts": [
                 {
                     "name": program.name,
@@ -230,6 +246,8 @@ async def answers(port, events):
         seen = []
         while True:
             event = await read(client)
+            if event is None:
+                return seen + ["closed"]
             seen.append(event.data.get("code") if Error.is_type(event.type) else event.type)
             if event.type == "info":
                 return seen
@@ -312,6 +330,168 @@ async def refused_stream(port):
         Synthesize(text="Hello there. How are you?", voice=voice).event(), SynthesizeStop().event()])}
 
 
+async def home_assistant_tts(port, text, voice=None, speaker=None):
+    """What Home Assistant's `wyoming` TTS entity (homeassistant/components/wyoming/tts.py, 2025.4
+    to today, non-streaming) does with one text: read events until `audio-stop` or the end of the
+    stream, taking only audio. Returns its answer (None when the connection was lost) and the
+    events it read."""
+    seen, audio = [], 0
+    async with AsyncTcpClient(HOST, port) as client:
+        voice = SynthesizeVoice(name=voice, speaker=speaker) if voice is not None else None
+        await client.write_event(Synthesize(text=text, voice=voice).event())
+        while True:
+            event = await client.read_event()
+            if event is None:
+                return None, seen
+            seen.append(event.data.get("code") if Error.is_type(event.type) else event.type)
+            if AudioStop.is_type(event.type):
+                return ("wav", audio), seen
+            if AudioChunk.is_type(event.type):
+                audio += len(AudioChunk.from_event(event).audio)
+
+
+async def ha_tts_errors(port):
+    cases = {
+        "unknown-voice": dict(text="Hello.", voice="nosuch"),
+        "unknown-speaker": dict(text="Hello.", voice="default", speaker="nobody"),
+        "text-too-long": dict(text="word " * 4000, voice="default"),
+        "spoken": dict(text="Hello.", voice="default"),
+    }
+    result = {}
+    for name, request in cases.items():
+        started = time.monotonic()
+        try:
+            answer, seen = await asyncio.wait_for(home_assistant_tts(port, **request), 10)
+            outcome = "no audio (connection lost)" if answer is None else f"{answer[0]} {answer[1]} bytes"
+        except asyncio.TimeoutError:
+            outcome, seen = "still waiting after 10 s", []
+        result[name] = {"outcome": outcome, "events": summary(seen), "seconds": time.monotonic() - started}
+    return result
+
+
+async def ha_stt_error(port, wav_path):
+    """Home Assistant's STT entity (wyoming/stt.py): all the audio, then read until `transcript`
+    or the end of the stream, ignoring anything else."""
+    with wave.open(wav_path, "rb") as wav:
+        chunk = AudioChunk(rate=wav.getframerate(), width=wav.getsampwidth(), channels=wav.getnchannels(),
+                           audio=wav.readframes(wav.getnframes()))
+    audio = AudioChunkConverter(rate=16000, width=2, channels=1).convert(chunk).audio
+    started = time.monotonic()
+
+    async def run():
+        async with AsyncTcpClient(HOST, port) as client:
+            await client.write_event(Transcribe(language="en").event())
+            await client.write_event(AudioStart(rate=16000, width=2, channels=1).event())
+            for offset in range(0, len(audio), 2048):
+                piece = audio[offset:offset + 2048]
+                await client.write_event(AudioChunk(rate=16000, width=2, channels=1, audio=piece).event())
+            await client.write_event(AudioStop().event())
+            seen = []
+            while True:
+                event = await client.read_event()
+                if event is None:
+                    return "error (connection lost)", seen
+                seen.append(event.data.get("code") if Error.is_type(event.type) else event.type)
+                if Transcript.is_type(event.type):
+                    return "transcript", seen
+
+    try:
+        outcome, seen = await asyncio.wait_for(run(), 10)
+    except asyncio.TimeoutError:
+        outcome, seen = "still waiting after 10 s", []
+    return {"outcome": outcome, "events": seen, "seconds": time.monotonic() - started,
+            "audio_seconds": len(audio) / 32000}
+
+
+def drip_connection(port, source):
+    """A connection from `source` that has sent the first byte of an event, and nothing more."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((source, 0))
+    sock.connect((HOST, port))
+    sock.sendall(b"{")
+    return sock
+
+
+async def timed_describe(port):
+    """A describe as Home Assistant sends it (it waits 1 s): the answer's type and the seconds taken."""
+    started = time.monotonic()
+    answer = None
+    try:
+        async with AsyncTcpClient(HOST, port) as client:
+            await client.write_event(Describe().event())
+            event = await read(client, timeout=1.0)
+            answer = event.type if event else "closed"
+            if event is not None and Error.is_type(event.type):
+                answer = "error " + event.data.get("code", "")
+    except asyncio.TimeoutError:
+        answer = "no answer within 1 s"
+    except ConnectionError:
+        # A refusal closes with the describe unread: a reset, which may come as the client closes.
+        answer = answer or "connection reset"
+    return {"answer": answer, "seconds": time.monotonic() - started}
+
+
+def closed_count(sockets):
+    """How many of `sockets` the server closed (refused `busy`, or let go for a newer one)."""
+    count = 0
+    for sock in sockets:
+        sock.setblocking(False)
+        try:
+            data = sock.recv(4096)
+            count += data == b"" or b"busy" in data
+        except BlockingIOError:
+            pass
+        except ConnectionError:
+            count += 1
+    return count
+
+
+async def drip(port):
+    result = {}
+    # 64 hosts, one connection each, each inside its first event: every slot taken.
+    many = [drip_connection(port, f"127.0.1.{index + 1}") for index in range(64)]
+    # Accepted in order: by the time the describe is answered, every drip before it was let in.
+    result["many_addresses"] = await timed_describe(port)
+    result["many_addresses"]["gave_way"] = closed_count(many)
+    for sock in many:
+        sock.close()
+    # One host holding 64 connections. Those above stay in the table until the server has seen
+    # their ends; being older, they give way first, so the count below is this host's own.
+    one = [drip_connection(port, "127.0.0.2") for _ in range(64)]
+    result["one_address"] = {**(await timed_describe(port)), "closed": closed_count(one)}
+    for sock in one:
+        sock.close()
+    return result
+
+
+async def slow(port):
+    """A header line sent a byte every 0.1 s, then a payload at 100 bytes every 0.1 s: each is
+    answered `too-slow` and closed, whenever the server's deadline for it passes."""
+    result = {}
+    header = json.dumps({"type": "audio-chunk", "payload_length": 40000}).encode() + b"\n"
+    for name, first, rest in [("header", b"", header), ("payload", header, bytes(40000))]:
+        reader, writer = await asyncio.open_connection(HOST, port)
+        started = time.monotonic()
+        writer.write(first)
+        step = 1 if name == "header" else 100
+        answer = None
+        try:
+            for offset in range(0, len(rest), step):
+                writer.write(rest[offset:offset + step])
+                await writer.drain()
+                try:
+                    answer = await asyncio.wait_for(async_read_event(reader), 0.1)
+                    break
+                except asyncio.TimeoutError:
+                    pass
+        except (ConnectionError, OSError):
+            pass
+        code = answer.data.get("code") if answer is not None else None
+        result[name] = {"answer": code, "seconds": time.monotonic() - started}
+        writer.close()
+    return result
+
+
 def main():
     command, port, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     if command == "info":
@@ -341,6 +521,14 @@ def main():
         result = asyncio.run(refused_stream(port))
     elif command == "long-chunk":
         result = asyncio.run(long_chunk(port))
+    elif command == "ha-tts-errors":
+        result = asyncio.run(ha_tts_errors(port))
+    elif command == "ha-stt-error":
+        result = asyncio.run(ha_stt_error(port, args[0]))
+    elif command == "drip":
+        result = asyncio.run(drip(port))
+    elif command == "slow":
+        result = asyncio.run(slow(port))
     else:
         sys.exit(f"unknown command {command}")
     print(json.dumps(result))

@@ -32,9 +32,32 @@ final class WyomingTests {
         let nadia = voices.first { $0["name"] as? String == "nadia" }
         #expect(nadia?["languages"] as? [String] == ["ha"])
         let asr = try #require((info["asr"] as? [[String: Any]])?.first)
+        // Home Assistant titles the entry after the first program (speech-to-text first).
+        #expect(asr["name"] as? String == "speak" && tts["name"] as? String == "speak", "\(asr["name"] ?? "")")
         #expect(asr["installed"] as? Bool == true)
         let model = try #require((asr["models"] as? [[String: Any]])?.first)
         #expect((model["languages"] as? [String])?.contains("en") == true)
+    }
+
+    @Test("Home Assistant's voice picker: short names, and voices under the bare language as under the regional one")
+    func homeAssistantVoices() throws {
+        let info = try server.client("info")
+        let voices = try #require((info["tts"] as? [[String: Any]])?.first?["voices"] as? [[String: Any]])
+        let descriptions = Dictionary(
+            uniqueKeysWithValues: voices.compactMap { voice in
+                (voice["name"] as? String).map { ($0, voice["description"] as? String ?? "") }
+            })
+        #expect(descriptions["ava"] == "Ava (espeak-ng)" && descriptions["default"] == "Default (espeak-ng)")
+        if Self.joeInstalled { #expect(descriptions["joe"] == "Joe (neural)") }
+        for (name, description) in descriptions { #expect(description.count <= 40, "\(name): \(description)") }
+        let grouped = try #require(info["home_assistant_voices"] as? [String: [String]])
+        // What Home Assistant's voice picker lists when the pipeline's language is bare `en` or `fr`.
+        for expected in ["Default (espeak-ng)", "Ava (espeak-ng)", "Oliver (espeak-ng)"] {
+            #expect(grouped["en"]?.contains(expected) == true, "\(grouped)")
+        }
+        #expect(grouped["fr"] == ["Amelie (espeak-ng)"], "\(grouped)")
+        #expect(grouped["en-US"]?.contains("Oliver (espeak-ng)") == false, "\(grouped)")
+        #expect(grouped["en-GB"] == ["Oliver (espeak-ng)"], "\(grouped)")
     }
 
     @Test("synthesize: one audio-start/audio-stop pair holding the whole synthesised audio, nothing cut at the end")
@@ -133,10 +156,10 @@ final class WyomingTests {
         #expect(reply["language"] as? String == "en")
     }
 
-    @Test("audio in a format refused gets one error, its chunks dropped up to audio-stop, and the connection goes on")
+    @Test("audio in a format refused gets one error, its chunks dropped up to audio-stop, which ends the connection")
     func refusedAudio() throws {
         let reply = try server.client("refused")
-        #expect(reply["events"] as? [String] == ["unsupported-audio", "info"], "\(reply)")
+        #expect(reply["events"] as? [String] == ["unsupported-audio", "closed"], "\(reply)")
     }
 
     @Test("SSML streamed a word a chunk is spoken as it is whole: not cut into sentences, which unbalances its tags")
@@ -158,7 +181,7 @@ final class WyomingTests {
     func longChunk() throws {
         let before = try ServerFaultTests.peakMemory(of: server.process.pid)
         let reply = try server.client("long-chunk")
-        #expect(reply["events"] as? [String] == ["audio-too-long", "info"], "\(reply)")
+        #expect(reply["events"] as? [String] == ["audio-too-long", "closed"], "\(reply)")
         // The chunk itself is 8 MiB; converted to 16 kHz first, it grew the server by half a gigabyte.
         let grown = try ServerFaultTests.peakMemory(of: server.process.pid) - before
         #expect(grown < 64 << 20, "peak RSS grew \(grown >> 20) MB")
@@ -167,7 +190,7 @@ final class WyomingTests {
     @Test("a rate that is not a number is refused, not taken for 16 kHz; audio-stop alone is an empty transcript")
     func oddAudio() throws {
         let reply = try server.client("odd")
-        #expect(reply["string_rate"] as? [String] == ["unsupported-audio", "info"], "\(reply)")
+        #expect(reply["string_rate"] as? [String] == ["unsupported-audio", "closed"], "\(reply)")
         #expect(reply["stop_alone"] as? [String] == ["transcript", "info"], "\(reply)")
     }
 
@@ -198,7 +221,8 @@ final class WyomingTests {
     @Test("wyoming-bench info, tts in both modes, and stt on a corpus it made with this server all succeed")
     func wyomingBench() throws {
         let info = try bench("info", [])
-        #expect(info.contains("tts  speak (synthesize streaming)") && info.contains("voice default [en-US]"), "\(info)")
+        #expect(
+            info.contains("tts  speak (synthesize streaming)") && info.contains("voice default [en-US, en]"), "\(info)")
         #expect(info.contains("asr  "), "\(info)")
         let voice = #"{"voice":{"name":"default"}}"#
         let tts = try bench(

@@ -10,7 +10,8 @@ final class RunningWyomingServer {
     let directory: URL
     let process: Subprocess
 
-    init(host: String = "127.0.0.1", _ extra: [String] = []) throws {
+    /// `limits`: `SPEAK_WYOMING_LIMITS` for the server (`header-seconds=1,…`).
+    init(host: String = "127.0.0.1", _ extra: [String] = [], limits: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "speak-wyoming-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -22,7 +23,10 @@ final class RunningWyomingServer {
                 [
                     "serve", "--no-http", "--wyoming", "tcp://\(host):\(port)", "--workers", "1", "--cache-dir",
                     made.appendingPathComponent("cache").path,
-                ] + extra)
+                ] + extra,
+                environment: limits.map {
+                    ProcessInfo.processInfo.environment.merging(["SPEAK_WYOMING_LIMITS": $0]) { $1 }
+                })
         } catch {
             try? FileManager.default.removeItem(at: made)
             throw error
