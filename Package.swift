@@ -46,7 +46,9 @@ let package = Package(
         .target(name: "CSherpaOnnx", linkerSettings: [.linkedLibrary("dl")]),
 
         // The engine: espeak-ng, LAME, mpg123, ALSA, and the seams every other engine plugs into.
-        .target(name: "SpeakKit", dependencies: ["CEspeakNG", "CLame", "CMpg123", "CALSA"]),
+        // accept4 and SO_PEERCRED, which Swift's Glibc module leaves out (they need _GNU_SOURCE).
+        .target(name: "CSocket"),
+        .target(name: "SpeakKit", dependencies: ["CEspeakNG", "CLame", "CMpg123", "CALSA", "CSocket"]),
         // Engines and codecs with heavy libraries, each its own module so a command links only
         // what it uses.
         .target(name: "SpeakMedia", dependencies: ["SpeakKit", "CFFmpeg"]),

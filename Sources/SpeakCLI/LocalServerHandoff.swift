@@ -141,33 +141,16 @@ struct ServedReply {
     }
 
     private static func connect(_ path: String) throws -> Int32 {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw Refused(reason: "path too long")
+        let descriptor = Socket.connect(unixPath: path)
+        guard descriptor >= 0 else {
+            if errno == ENAMETOOLONG { throw Refused(reason: "path too long") }
+            throw SystemCallError("connect")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
-            for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
-        }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw SystemCallError("socket") }
         // A server that stops answering mid-reply must not hang the command for ever.
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw SystemCallError("connect")
-        }
         // Only a server of this user's hears the text, wherever $SPEAK_SOCKET points.
-        // `struct ucred` (pid, uid, gid), which Glibc's module leaves out without _GNU_SOURCE.
-        var peer: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
-        var size = socklen_t(MemoryLayout.size(ofValue: peer))
-        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0, peer.uid == getuid() else {
+        guard Socket.peerUser(descriptor) == getuid() else {
             close(descriptor)
             throw Refused(reason: "the socket's server is another user's")
         }

@@ -52,7 +52,12 @@ public final class WyomingServer: Sendable {
 
     /// Listens on `address` (port 0: any free port, which ``address`` then names) and serves.
     public init(address: WyomingAddress, service: WyomingService) throws(WyomingServerError) {
-        let (descriptor, port) = try Self.listen(host: address.host, port: address.port)
+        let (descriptor, port): (Int32, Int)
+        do {
+            (descriptor, port) = try Socket.listen(host: address.host, port: address.port, backlog: 128)
+        } catch {
+            throw WyomingServerError(error.description)
+        }
         listener = descriptor
         self.address = WyomingAddress(host: address.host, port: port)
         self.service = service
@@ -72,13 +77,7 @@ public final class WyomingServer: Sendable {
         defer { acceptorDone.signal() }
         while !stopping.load(ordering: .sequentiallyConsistent) {
             var peer = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            // Close-on-exec from the start: a worker process spawned meanwhile never holds a client.
-            let client = withUnsafeMutablePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    acceptCloseOnExec(listener, $0, &length)
-                }
-            }
+            let client = Socket.accept(listener, address: &peer)
             if client < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 if stopping.load(ordering: .sequentiallyConsistent) { return }
@@ -138,57 +137,4 @@ public final class WyomingServer: Sendable {
             }
         }
     }
-
-    /// A close-on-exec listening socket, so worker processes never inherit it.
-    private static func listen(host: String, port: Int) throws(WyomingServerError) -> (Int32, Int) {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        var result: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &result)
-        guard status == 0, let address = result else {
-            throw WyomingServerError("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
-        }
-        defer { freeaddrinfo(result) }
-        let descriptor = socket(
-            address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw WyomingServerError("socket: \(String(cString: strerror(errno)))") }
-        var yes: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        guard bind(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0,
-            Glibc.listen(descriptor, 128) == 0
-        else {
-            let message = String(cString: strerror(errno))
-            close(descriptor)
-            throw WyomingServerError("cannot listen on \(host):\(port): \(message)")
-        }
-        var bound = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        withUnsafeMutablePointer(to: &bound) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(descriptor, $0, &length) }
-        }
-        // sin_port and sin6_port sit at the same offset.
-        let boundPort = withUnsafePointer(to: &bound) { pointer in
-            pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
-        }
-        return (descriptor, boundPort)
-    }
 }
-
-/// `accept4(…, SOCK_CLOEXEC)`. glibc declares it only under `_GNU_SOURCE`, which Swift's Glibc
-/// module is not built with, so it is looked up by name once.
-private func acceptCloseOnExec(
-    _ listener: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: UnsafeMutablePointer<socklen_t>
-) -> Int32 {
-    accept4Function(listener, address, length, Int32(SOCK_CLOEXEC.rawValue))
-}
-
-private typealias Accept4 =
-    @convention(c) (
-        Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32
-    ) -> Int32
-
-private let accept4Function: Accept4 = {
-    guard let symbol = dlsym(nil, "accept4") else { fatalError("glibc has no accept4") }
-    return unsafeBitCast(symbol, to: Accept4.self)
-}()
