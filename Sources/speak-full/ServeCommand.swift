@@ -32,7 +32,10 @@ enum ServeCommand {
         voice, streaming synthesis, the same transcriber. It has no tokens: bind it where only
         your Home Assistant can reach it. --no-http serves Wyoming alone. --zeroconf advertises
         it as _wyoming._tcp through avahi-daemon (Debian's avahi-utils), under the host's real
-        addresses, named NAME (default: speak).
+        addresses, named NAME (default: speak). Its limits come from SPEAK_WYOMING_LIMITS, as
+        NAME=VALUE,… with the defaults connections=64, per-address=32 (half the connections),
+        header-seconds=5, min-bytes-per-second=16384, idle-seconds=300, linger-seconds=2,
+        text-characters=16384, audio-seconds=600.
         """
 
     static func main(_ arguments: [String]) -> Int32 {

@@ -100,6 +100,38 @@ final class ReadmeTests {
         #expect(checked > 40, "so few flags: the extraction broke")
     }
 
+    @Test("Docs/cli.md's options table lists exactly the flags speak --help lists")
+    func cliOptionsTable() throws {
+        let help = try Speak.run(["--help"]).stdout
+        let options = try #require(help.firstRange(of: "\noptions:\n")).upperBound
+        let optionsEnd = help[options...].firstRange(of: "\n\n")?.lowerBound ?? help.endIndex
+        // A flag line starts with its flags, then two spaces before the description; a
+        // continuation line starts with its description.
+        let helpFlags = help[options..<optionsEnd].split(separator: "\n").flatMap { line in
+            let start = line.prefix { $0 == " " }.count
+            guard start <= 6, line.dropFirst(start).hasPrefix("-") else { return [String]() }
+            let column = line.dropFirst(start).firstRange(of: "  ").map { line[..<$0.lowerBound] } ?? line[...]
+            return Self.flags(in: column)
+        }
+        let page = try Self.read("Docs/cli.md")
+        let table = try #require(page.firstRange(of: "## Options\n")).upperBound
+        let tableEnd = page[table...].firstRange(of: "\n\n")?.lowerBound ?? page.endIndex
+        // The first cell of each row, without its aliases ("(also `--output-file`)").
+        let cells = page[table..<tableEnd].split(separator: "\n").compactMap { row in
+            row.hasPrefix("| ") ? row.dropFirst(2).prefix { $0 != "|" } : nil
+        }
+        let pageFlags = cells.flatMap { cell in
+            Self.flags(in: cell.firstRange(of: "(also").map { cell[..<$0.lowerBound] } ?? cell)
+        }
+        #expect(helpFlags.count >= 30, "\(helpFlags)")
+        #expect(Set(helpFlags).subtracting(pageFlags).sorted() == [], "in speak --help, not in Docs/cli.md's table")
+        #expect(Set(pageFlags).subtracting(helpFlags).sorted() == [], "in Docs/cli.md's table, not in speak --help")
+    }
+
+    static func flags(in text: Substring) -> [String] {
+        text.matches(of: /(?:^|[^\w-])(--?[a-z][a-z-]*)/).map { String($0.1) }
+    }
+
     @Test("each ratio in the README's performance table is one Benchmarks/README.md reports")
     func headlineRatios() throws {
         let readme = try Self.read("README.md")
