@@ -9,7 +9,10 @@ final class Exchange: @unchecked Sendable {  // touched by one libmicrohttpd thr
     private var received = 0
     /// The body's size so far.
     var receivedBytes: Int { received }
-    private var failure: HTTPError?
+    /// Why the body cannot be taken: past the limit, or unreadable.
+    private(set) var failure: HTTPError?
+    /// The reply queued for it, once there is one: its size when whole, its stream when streamed.
+    var reply: (bytes: Int?, stream: ResponseStream?)?
     private var multipart: MultipartParser?
     private var bodyFile: Int32 = -1
     private var spooled: [URL] = []
@@ -33,7 +36,7 @@ final class Exchange: @unchecked Sendable {  // touched by one libmicrohttpd thr
         for file in spooled + (multipart?.spooled ?? []) { unlink(file.path) }
     }
 
-    /// The next piece of the body. Past the limit or a parse error, the rest is read and dropped.
+    /// The next piece of the body. Past the limit or a parse error, the rest is dropped.
     func receive(_ bytes: UnsafeRawBufferPointer) {
         received += bytes.count
         guard failure == nil else { return }

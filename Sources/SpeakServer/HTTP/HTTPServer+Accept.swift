@@ -26,7 +26,15 @@ extension HTTPServer {
             }
             if open.add(1) > limits.connections {
                 open.add(-1)
-                Self.refuse(client)
+                if healthChecks.add(1) > limits.healthSlots {
+                    healthChecks.add(-1)
+                    Self.refuse(client)
+                } else {
+                    Thread.detachNewThread { [self] in
+                        answerHealthOnly(client)
+                        healthChecks.add(-1)
+                    }
+                }
                 continue
             }
             var address = sockaddr_storage()
@@ -53,10 +61,45 @@ extension HTTPServer {
                 + "Retry-After: 1\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
     }()
 
-    /// A best-effort 503 to a connection over the limit: one non-blocking write, then close.
-    private static func refuse(_ client: Int32) {
+    /// Seconds a connection past the limit has to send its request's head.
+    static let healthCheckSeconds = 2.0
+
+    /// A connection past the limit: its request's head is read, for a moment at most; `GET` or
+    /// `HEAD /health` is answered as usual, anything else gets the 503.
+    private func answerHealthOnly(_ client: Int32) {
         _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-        refusal.withUnsafeBytes { _ = Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let head = Self.requestHead(client, deadline: Date().addingTimeInterval(Self.healthCheckSeconds))
+        let words = head.split(separator: "\r\n", maxSplits: 1).first?.split(separator: " ") ?? []
+        guard words.count == 3, ["GET", "HEAD"].contains(words[0]),
+            originPath(String(words[1])).split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
+                == "/health"
+        else { return Self.refuse(client) }
+        let request = HTTPRequest(method: "GET", path: "/health")
+        let answer = screen(request) ?? handler(request)
+        guard case .data = answer.body else { return Self.refuse(client) }
+        Self.refuse(client, with: Self.wire(answer, headOnly: words[0] == "HEAD"))
+    }
+
+    /// What arrives up to the end of a request's head (8 KiB at most), or until `deadline`.
+    private static func requestHead(_ client: Int32, deadline: Date) -> String {
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        while received.count < buffer.count, received.range(of: Data("\r\n\r\n".utf8)) == nil {
+            let wait = Int32(deadline.timeIntervalSinceNow * 1000)
+            var entry = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+            guard wait > 0, poll(&entry, 1, wait) == 1 else { break }
+            let count = recv(client, &buffer, buffer.count - received.count, Int32(MSG_DONTWAIT))
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard count > 0 else { break }
+            received.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// A best-effort answer (the 503) to a connection over the limit: one non-blocking write, then close.
+    private static func refuse(_ client: Int32, with answer: Data = refusal) {
+        _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+        answer.withUnsafeBytes { _ = Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         // Closing with the request unread would reset the connection and lose the answer.
         Glibc.shutdown(client, Int32(SHUT_WR))
         var scratch = [UInt8](repeating: 0, count: 4096)

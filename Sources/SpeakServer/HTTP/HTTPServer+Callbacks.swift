@@ -30,7 +30,7 @@ func accessHandler(
     let exchange = Exchange(request: request, policy: server.bodyPolicy(request.method, request.path))
     state.pointee = Unmanaged.passRetained(exchange).toOpaque()
     server.started()
-    if let refusal = server.refusesUpfront(exchange) { return server.send(refusal, on: connection) }
+    if let refusal = server.refusesUpfront(exchange) { return server.send(refusal, on: connection, for: exchange) }
     return MHD_Result.YES
 }
 
@@ -50,9 +50,11 @@ func requestCompleted(
     _ state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode
 ) {
     guard let context, let state, let existing = state.pointee else { return }
-    Unmanaged<Exchange>.fromOpaque(existing).release()
+    let exchange = Unmanaged<Exchange>.fromOpaque(existing)
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    server.completed(exchange.takeUnretainedValue(), on: connection, reason: reason)
+    exchange.release()
     state.pointee = nil
-    Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().completed()
 }
 
 func connectionChanged(

@@ -10,24 +10,29 @@ extension HTTPServer {
         if uploadSize.pointee > 0 {
             exchange.receive(UnsafeRawBufferPointer(start: upload, count: upload == nil ? 0 : uploadSize.pointee))
             uploadSize.pointee = 0
+            // Past the limit (or unreadable): answered now and closed, not read to its end.
+            if let failure = exchange.failure { return abandonUpload(answering: failure.response, on: connection) }
             return MHD_Result.YES
         }
         if let ready = suspensions.takeReady(exchange) {
-            return send(ready.response, on: connection, stream: ready.stream)
+            return send(ready.response, on: connection, for: exchange, stream: ready.stream)
         }
-        if let failure = exchange.finishBody() { return send(failure.response, on: connection) }
+        if let failure = exchange.finishBody() { return send(failure.response, on: connection, for: exchange) }
         let response = handler(exchange.request)
         switch response.body {
-        case .data: return send(response, on: connection)
+        case .data: return send(response, on: connection, for: exchange)
         case .deferred(let compute):
-            guard suspensions.suspend(exchange, connection) else { return send(Self.ending, on: connection) }
+            guard suspensions.suspend(exchange, connection) else { return send(Self.ending, on: connection, for: exchange) }
             responders.run { [suspensions] in
-                suspensions.finish(exchange, with: compute())
+                var answer = compute()
+                // Nothing of it has been sent: one more try (a worker that died is replaced meanwhile).
+                if answer.worthRetrying { answer = compute() }
+                suspensions.finish(exchange, with: answer)
                 if exchange.receivedBytes >= Self.trimAfterBytes { _ = malloc_trim(0) }
             }
             return MHD_Result.YES
         case .stream(let produce):
-            guard suspensions.suspend(exchange, connection) else { return send(Self.ending, on: connection) }
+            guard suspensions.suspend(exchange, connection) else { return send(Self.ending, on: connection, for: exchange) }
             let stream = ResponseStream(connection: connection, suspensions: suspensions)
             responders.run { [suspensions] in
                 Self.produce(produce, into: stream, answering: exchange, with: response, suspensions)
@@ -37,34 +42,35 @@ extension HTTPServer {
     }
 
     /// Runs a stream's producer. Its first bytes decide the answer: until then nothing is sent,
-    /// so a reply that fails before it starts is an error status, never a 200 with no body.
+    /// so a reply that fails before it starts is an error status, never a 200 with no body; one
+    /// that fails then with a ``TransientError`` is produced once more.
     private static func produce(
         _ produce: @Sendable (_ write: (Data) throws -> Void) throws -> Void, into stream: ResponseStream,
         answering exchange: Exchange, with response: HTTPResponse, _ suspensions: Suspensions
     ) {
         var started = false
-        do {
-            try produce { data in
-                guard !data.isEmpty else { return }
-                if started { return try stream.write(data) }
-                stream.prime(data)
-                guard suspensions.finish(exchange, with: response, stream: stream) else {
-                    throw HTTPServerError("the server is shutting down")
+        for attempt in 1...2 {
+            do {
+                try produce { data in
+                    guard !data.isEmpty else { return }
+                    if started { return try stream.write(data) }
+                    stream.prime(data)
+                    guard suspensions.finish(exchange, with: response, stream: stream) else {
+                        throw HTTPServerError("the server is shutting down")
+                    }
+                    started = true
                 }
-                started = true
+                if !started { suspensions.finish(exchange, with: response, stream: stream) }
+                return stream.finish(failed: false)
+            } catch {
+                if started { return stream.finish(failed: true) }
+                if attempt == 1, (error as? any TransientError)?.isTransient == true { continue }
+                let failure =
+                    (error as? HTTPError)
+                    ?? HTTPError(503, "the reply could not be made: \(error)", code: "engine_unavailable")
+                suspensions.finish(exchange, with: failure.response)
+                return
             }
-            if started {
-                stream.finish(failed: false)
-            } else {
-                suspensions.finish(exchange, with: response, stream: stream)
-                stream.finish(failed: false)
-            }
-        } catch {
-            if started { return stream.finish(failed: true) }
-            let failure =
-                (error as? HTTPError)
-                ?? HTTPError(503, "the reply could not be made: \(error)", code: "engine_unavailable")
-            suspensions.finish(exchange, with: failure.response)
         }
     }
 
@@ -112,30 +118,5 @@ extension HTTPServer {
             }
         }
         return nil
-    }
-
-    func send(_ response: HTTPResponse, on connection: OpaquePointer, stream: ResponseStream? = nil)
-        -> MHD_Result
-    {
-        let reply: OpaquePointer?
-        if let stream {
-            // UInt64.max is MHD_SIZE_UNKNOWN: chunked.
-            reply = MHD_create_response_from_callback(
-                UInt64.max, 16 * 1024, readStream,
-                Unmanaged.passRetained(stream).toOpaque(), releaseStream)
-        } else if case .data(let data) = response.body {
-            reply = data.withUnsafeBytes { bytes in
-                MHD_create_response_from_buffer(
-                    bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
-                    MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
-            }
-        } else {
-            return send(HTTPError(500, "a deferred response nested in another").response, on: connection)
-        }
-        guard let reply else { return MHD_Result.NO }
-        defer { MHD_destroy_response(reply) }
-        for (name, value) in response.headers { MHD_add_response_header(reply, name, value) }
-        if stopping.load(ordering: .relaxed) { MHD_add_response_header(reply, "Connection", "close") }
-        return MHD_queue_response(connection, UInt32(response.status), reply)
     }
 }

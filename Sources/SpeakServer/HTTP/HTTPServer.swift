@@ -8,7 +8,8 @@ import Synchronization
 /// run on a bounded pool of threads while the connection waits suspended.
 ///
 /// Connections are accepted here, not by libmicrohttpd, so one past the limit gets a 503 instead
-/// of a silent close; idle ones are closed after `idleTimeout`. Every suspended connection is
+/// of a silent close (or, for `/health`, its answer); idle ones are closed after `idleTimeout`, and
+/// a reply the client stops taking after `sendTimeout`. Every suspended connection is
 /// known (``Suspensions``), so a shutdown can end them before `MHD_stop_daemon`, which aborts the
 /// process if any is still suspended.
 public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is libmicrohttpd's
@@ -38,13 +39,24 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         public var connections: Int
         /// Seconds a connection may sit idle (keep-alive or a stalled request) before it is closed.
         public var idleTimeout: Int
+        /// Seconds a reply may wait for the client to take more of it before it is abandoned: a
+        /// player that buffered ahead pauses reading for a while (nginx's `send_timeout` is 60 s).
+        public var sendTimeout: Int
         /// Threads running `.stream` and `.deferred` bodies at most; more wait their turn.
         public var responseThreads: Int
+        /// Connections past `connections` still read for a `GET /health` (anything else gets the
+        /// 503), so a monitor sees the server alive while clients hold every slot.
+        public var healthSlots: Int
 
-        public init(connections: Int = 2048, idleTimeout: Int = 15, responseThreads: Int = 64) {
+        public init(
+            connections: Int = 2048, idleTimeout: Int = 15, sendTimeout: Int = 60, responseThreads: Int = 64,
+            healthSlots: Int = 8
+        ) {
             self.connections = max(1, connections)
             self.idleTimeout = max(1, idleTimeout)
+            self.sendTimeout = max(1, sendTimeout)
             self.responseThreads = max(1, responseThreads)
+            self.healthSlots = max(0, healthSlots)
         }
     }
 
@@ -66,6 +78,8 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     let acceptorDone = DispatchSemaphore(value: 0)
     /// Set once shutdown starts: every answer then closes its connection.
     let stopping = Atomic<Bool>(false)
+    /// Connections past the limit being read for a `/health` (``Limits/healthSlots``).
+    let healthChecks = Gauge()
 
     /// Binds `host:port` (port 0 picks a free one) and starts serving.
     public convenience init(
@@ -181,7 +195,6 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     public var openConnections: Int { open.value }
 
     func started() { inFlight.add(1) }
-    func completed() { inFlight.add(-1) }
     func connectionClosed() { open.add(-1) }
 }
 

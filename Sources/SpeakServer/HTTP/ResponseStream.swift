@@ -13,6 +13,8 @@ final class ResponseStream: @unchecked Sendable {  // guarded by `suspensions.lo
     private var failed = false
     fileprivate var suspended = false
     private var closed = false
+    /// Bytes libmicrohttpd has taken to send.
+    private var handedOut = 0
 
     init(connection: OpaquePointer, suspensions: Suspensions) {
         self.connection = connection
@@ -60,6 +62,7 @@ final class ResponseStream: @unchecked Sendable {  // guarded by `suspensions.lo
                     buffer.update(from: $0.bindMemory(to: CChar.self).baseAddress!, count: count)
                 }
                 pending.removeFirst(count)
+                handedOut += count
                 return count
             }
             // -2 and -1 are MHD_CONTENT_READER_END_WITH_ERROR and _END_OF_STREAM (macros Swift cannot see).
@@ -70,6 +73,8 @@ final class ResponseStream: @unchecked Sendable {  // guarded by `suspensions.lo
             return 0
         }
     }
+
+    var bytesHandedOut: Int { suspensions.lock.withLock { handedOut } }
 
     func close() {
         suspensions.lock.withLock {
