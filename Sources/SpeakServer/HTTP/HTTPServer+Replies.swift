@@ -5,7 +5,9 @@ import Foundation
 extension HTTPServer {
     /// Queues `response` for `exchange`. From here until the request completes the connection
     /// waits `sendTimeout` (not `idleTimeout`) for the client to take more of the reply.
-    func send(_ response: HTTPResponse, on connection: OpaquePointer, for exchange: Exchange, stream: ResponseStream? = nil)
+    func send(
+        _ response: HTTPResponse, on connection: OpaquePointer, for exchange: Exchange, stream: ResponseStream? = nil
+    )
         -> MHD_Result
     {
         let reply: OpaquePointer?
@@ -65,7 +67,9 @@ extension HTTPServer {
     func abandonUpload(answering response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
         let socket = speak_connection_socket(connection)
         if socket >= 0 {
-            Self.wire(response).withUnsafeBytes { _ = Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            Self.wire(response).withUnsafeBytes {
+                _ = Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             Glibc.shutdown(socket, Int32(SHUT_WR))
         }
         return MHD_Result.NO

@@ -22,7 +22,9 @@ extension HTTPServer {
         switch response.body {
         case .data: return send(response, on: connection, for: exchange)
         case .deferred(let compute):
-            guard suspensions.suspend(exchange, connection) else { return send(Self.ending, on: connection, for: exchange) }
+            guard suspensions.suspend(exchange, connection) else {
+                return send(Self.ending, on: connection, for: exchange)
+            }
             responders.run { [suspensions] in
                 var answer = compute()
                 // Nothing of it has been sent: one more try (a worker that died is replaced meanwhile).
@@ -32,7 +34,9 @@ extension HTTPServer {
             }
             return MHD_Result.YES
         case .stream(let produce):
-            guard suspensions.suspend(exchange, connection) else { return send(Self.ending, on: connection, for: exchange) }
+            guard suspensions.suspend(exchange, connection) else {
+                return send(Self.ending, on: connection, for: exchange)
+            }
             let stream = ResponseStream(connection: connection, suspensions: suspensions)
             responders.run { [suspensions] in
                 Self.produce(produce, into: stream, answering: exchange, with: response, suspensions)

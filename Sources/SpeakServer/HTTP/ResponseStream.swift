@@ -1,7 +1,6 @@
 internal import CMicroHTTPD
 import Foundation
 
-
 /// Chunks written by a producer thread, read by libmicrohttpd when the socket can take them.
 /// With nothing to read the connection is suspended, and the next write resumes it. Its state is
 /// guarded by the lock of ``Suspensions``, which must see every suspension.

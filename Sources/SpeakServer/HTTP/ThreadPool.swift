@@ -1,6 +1,5 @@
 import Foundation
 
-
 /// A fixed number of threads at most, started as needed, running jobs in order of submission.
 /// Bounded because every job belongs to a connection, and connections are bounded.
 final class ThreadPool: @unchecked Sendable {  // guarded by `condition`
