@@ -25,3 +25,12 @@ static inline void speak_client_address(struct MHD_Connection *connection, char 
 
 /* mallopt and malloc_trim, to bound what glibc's allocator keeps after large requests. */
 #include <malloc.h>
+
+/* MHD_set_connection_option and MHD_get_connection_info are variadic, which Swift cannot call. */
+static inline void speak_set_connection_timeout(struct MHD_Connection *connection, unsigned int seconds) {
+    MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
+}
+static inline int speak_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}

@@ -28,6 +28,8 @@ public struct ServerConfiguration: Codable, Sendable {
     public var connectionLimit = 2048
     /// Seconds an idle connection is kept open.
     public var idleTimeoutSeconds = 15
+    /// Seconds a reply waits for a client that has stopped reading it before it is abandoned.
+    public var sendTimeoutSeconds = 60
     /// Seconds SIGTERM waits for requests in flight before ending them.
     public var shutdownGraceSeconds = 30.0
     /// Transcribe through this upstream (Groq, OpenAI, another speak serve) instead of pocketsphinx.
@@ -40,6 +42,13 @@ public struct ServerConfiguration: Codable, Sendable {
     }
 
     public var effectiveThreads: Int { threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount }
+    /// The HTTP server's limits; `connections` is for the TCP port (the local socket has only its user).
+    public func httpLimits(connections: Int? = nil) -> HTTPServer.Limits {
+        HTTPServer.Limits(
+            connections: connections ?? connectionLimit, idleTimeout: idleTimeoutSeconds,
+            sendTimeout: sendTimeoutSeconds)
+    }
+
     public var effectiveWorkers: Int { workers > 0 ? workers : ProcessInfo.processInfo.activeProcessorCount }
 
     // Every key optional in the file: missing ones keep the defaults above.
@@ -64,6 +73,7 @@ public struct ServerConfiguration: Codable, Sendable {
         voicesDirectory = try container.decodeIfPresent(String.self, forKey: .voicesDirectory)
         connectionLimit = try value(.connectionLimit, connectionLimit)
         idleTimeoutSeconds = try value(.idleTimeoutSeconds, idleTimeoutSeconds)
+        sendTimeoutSeconds = try value(.sendTimeoutSeconds, sendTimeoutSeconds)
         shutdownGraceSeconds = try value(.shutdownGraceSeconds, shutdownGraceSeconds)
         transcription = try container.decodeIfPresent(TranscriptionUpstream.self, forKey: .transcription)
     }

@@ -177,14 +177,21 @@ public final class SpeechService: Sendable {
 
     /// Every error as an HTTP answer: the client's mistakes are 4xx, our faults 5xx.
     static func response(for error: any Error) -> HTTPResponse {
-        switch error {
-        case let error as HTTPError: error.response
-        case let error as UpstreamError:
-            HTTPError(502, "upstream failed and no local fallback voice: \(error)", code: "upstream_failed").response
-        case let error as SynthesisError: HTTPError(503, String(describing: error), code: "engine_unavailable").response
-        case let error as PlaybackError: HTTPError(503, "cannot play: \(error)", code: "no_playback_device").response
-        default: HTTPError(500, String(describing: error)).response
-        }
+        var response: HTTPResponse =
+            switch error {
+            case let error as HTTPError: error.response
+            case let error as UpstreamError:
+                HTTPError(502, "upstream failed and no local fallback voice: \(error)", code: "upstream_failed")
+                    .response
+            case let error as SynthesisError:
+                HTTPError(503, String(describing: error), code: "engine_unavailable").response
+            case let error as PlaybackError:
+                HTTPError(503, "cannot play: \(error)", code: "no_playback_device").response
+            default: HTTPError(500, String(describing: error)).response
+            }
+        // A worker that died: a deferred reply is made once more, as nothing of it was sent.
+        response.worthRetrying = (error as? any TransientError)?.isTransient == true
+        return response
     }
 
     /// The client's name (its token's), or without a tokens file "anonymous" and its address, so

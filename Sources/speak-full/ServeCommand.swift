@@ -240,8 +240,7 @@ enum ServeCommand {
         if wyoming.httpToo {
             let http = try HTTPServer(
                 host: configuration.host, port: configuration.port, threads: configuration.effectiveThreads,
-                limits: HTTPServer.Limits(
-                    connections: configuration.connectionLimit, idleTimeout: configuration.idleTimeoutSeconds),
+                limits: configuration.httpLimits(),
                 bodyPolicy: service.bodyPolicy, screen: service.screen, handler: service.respond)
             if tokens == nil {
                 FileHandle.standardError.write(Data("speak serve: no tokens file: every request is allowed\n".utf8))
@@ -256,7 +255,7 @@ enum ServeCommand {
             do {
                 local = try HTTPServer(
                     socketPath: path, threads: 1,
-                    limits: HTTPServer.Limits(idleTimeout: configuration.idleTimeoutSeconds),
+                    limits: configuration.httpLimits(connections: HTTPServer.Limits().connections),
                     bodyPolicy: service.bodyPolicy, screen: service.screen, handler: service.respond)
                 FileHandle.standardError.write(Data("speak serve: local commands on \(path)\n".utf8))
             } catch {

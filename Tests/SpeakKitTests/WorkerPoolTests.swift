@@ -99,6 +99,7 @@ struct WorkerPoolTests {
         let bad = Voice.espeak(name: "bad", language: "xx", EspeakVoiceSettings(voice: "no-such-voice"))
         let error = try #require(throws: WorkerError.self) { try Self.reply(pool, Self.request("Hello.", voice: bad)) }
         #expect(error.message.contains("no-such-voice"), "\(error)")
+        #expect(!error.workerDied, "a refusal, which another worker would repeat")
         #expect(pool.idleProcessIDs == pid, "the same worker, not a replacement")
         #expect(try Self.matches(Self.reply(pool, Self.request("Hello.")), "Hello."))
     }

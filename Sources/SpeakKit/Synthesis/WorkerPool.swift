@@ -6,8 +6,14 @@ import Glibc
 /// voice, say), or what happened to the worker (it died, the pool is shut down).
 public struct WorkerError: Error, CustomStringConvertible, Sendable {
     public let message: String
+    /// The worker process died (crashed, was killed) rather than refused the request: another
+    /// worker may well make the same reply.
+    public let workerDied: Bool
 
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String, workerDied: Bool = false) {
+        self.message = message
+        self.workerDied = workerDied
+    }
 
     init(_ error: SystemCallError) { self.init("\(error.function) failed: \(error.message)") }
 
@@ -331,6 +337,8 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
     }
 
     private func died(_ worker: Worker, _ error: SystemCallError) -> WorkerError {
-        WorkerError("synthesis worker \(worker.pid) has quit (crashed or was killed: \(error)); it is being replaced")
+        WorkerError(
+            "synthesis worker \(worker.pid) has quit (crashed or was killed: \(error)); it is being replaced",
+            workerDied: true)
     }
 }

@@ -71,6 +71,9 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: Body
+    /// An answer to a failure another attempt may not meet (``TransientError``): a `.deferred`
+    /// body that comes back with this set is computed once more, as nothing of it was sent.
+    public var worthRetrying = false
 
     public init(status: Int = 200, headers: [(String, String)] = [], body: Body = .data(Data())) {
         self.status = status
@@ -122,4 +125,10 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         ]
         return .json(["error": error], status: status, headers: headers)
     }
+}
+
+/// An error that another attempt may well not meet: a worker process that died mid-reply. A reply
+/// that fails with one before anything of it was sent is made once more.
+public protocol TransientError: Error {
+    var isTransient: Bool { get }
 }
