@@ -5,10 +5,6 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 
-/* accept4 is declared only under _GNU_SOURCE, which Swift's Glibc module is not built with. The
-   server accepts its own connections close-on-exec, so worker processes never inherit one. */
-extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
-
 /* The client's address as text ("127.0.0.1", "::1"), or "" when it has none (a Unix socket).
    MHD_get_connection_info is variadic, which Swift cannot call. */
 #include <arpa/inet.h>

@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Foundation
+import SpeakKit
 
 extension HTTPServer {
     /// Accepts connections until shutdown; past the limit, answers 503 and closes.
@@ -9,7 +10,7 @@ extension HTTPServer {
             acceptorDone.signal()
         }
         while true {
-            let client = accept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
+            let client = Socket.accept(listener)
             if client < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 if stopping.load(ordering: .sequentiallyConsistent) { return }
