@@ -70,7 +70,9 @@ extension RemoteTranscriber {
 
     /// The middle of the `window`-sample stretch with the least energy whose middle lies in
     /// `candidates`, stepping half a window at a time.
-    package static func quietest(in candidates: ClosedRange<Int>, near target: Int, of samples: [Int16], window: Int) -> Int {
+    package static func quietest(in candidates: ClosedRange<Int>, near target: Int, of samples: [Int16], window: Int)
+        -> Int
+    {
         let step = max(1, window / 2)
         var best = (energy: Double.infinity, distance: Int.max, cut: target)
         var middle = candidates.lowerBound

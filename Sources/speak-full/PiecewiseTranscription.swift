@@ -25,23 +25,23 @@ struct PiecewiseTranscription {
     func transcribe(_ input: AudioFileInput, name: String) throws -> Transcript {
         func decoding<Result>(_ body: () throws -> Result) throws -> Result {
             do { return try body() } catch AudioFileError.tooLong(let limit) {
-                throw InputError(
-                    code: .dataError,
-                    message: "\(name) is longer than \(limit) s, the most speak transcribes (--max-duration allows more)")
+                let reason = "is longer than \(limit) s, the most speak transcribes (--max-duration allows more)"
+                throw InputError(code: .dataError, message: "\(name) \(reason)")
             } catch let error as AudioFileError {
                 throw InputError(code: .dataError, message: "\(name): \(error)")
             }
         }
-        let total = try decoding {
-            try MediaDecodingStream(descriptor: input.descriptor, sampleRate: sampleRate, maximumSeconds: maximumSeconds)
-                .skipToEnd()
+        func decodingStream() throws -> MediaDecodingStream {
+            try decoding {
+                try MediaDecodingStream(
+                    descriptor: input.descriptor, sampleRate: sampleRate, maximumSeconds: maximumSeconds)
+            }
         }
+        let total = try decoding { try decodingStream().skipToEnd() }
         guard total >= sampleRate / 100 else {
             throw InputError(code: .dataError, message: "\(name): shorter than 0.01 s")
         }
-        let stream = try decoding {
-            try MediaDecodingStream(descriptor: input.descriptor, sampleRate: sampleRate, maximumSeconds: maximumSeconds)
-        }
+        let stream = try decodingStream()
         // Expected phrases are one answer for the whole recording: it goes in one piece.
         let pieceLength = options.expectedPhrases == nil ? Self.pieceSeconds * sampleRate : total
         let reach = Self.cutReachSeconds * sampleRate
