@@ -51,12 +51,13 @@ struct PiecewiseTranscription {
         while true {
             pending += try decoding { try stream.read(upTo: pieceLength - pending.count) }
             guard !pending.isEmpty else { break }
-            let isLast = pending.count < pieceLength
+            // The first decode counted the samples: a piece that holds the rest is not cut.
+            let isLast = pending.count < pieceLength || stream.samplesRead >= total
             let cut =
                 isLast
                 ? pending.count
                 : RemoteTranscriber.quietest(
-                    in: (pieceLength - reach)...(pieceLength - 1), near: pieceLength - 1, of: pending,
+                    in: max(1, pieceLength - reach)...(pieceLength - 1), near: pieceLength - 1, of: pending,
                     window: RemoteTranscriber.window(sampleRate))
             let piece = PCMBuffer(sampleRate: sampleRate, samples: Array(pending[..<cut]))
             pending.removeFirst(cut)
