@@ -12,7 +12,9 @@ import SpeakUpstream
 struct PiecewiseTranscription {
     /// Five minutes: a long recording costs ~10 MB of samples at a time, and a 2 s answer is one piece.
     static let pieceSeconds = 300
-    /// How far before a piece's end its cut may move to fall into a pause.
+    /// How far before a piece's end its cut may move to fall into a pause. Among equally quiet
+    /// moments (a long digital silence) the one nearest the middle of that reach is taken, away
+    /// from the speech on either side.
     static let cutReachSeconds = 30
 
     var transcriber: any Transcriber
@@ -57,7 +59,7 @@ struct PiecewiseTranscription {
                 isLast
                 ? pending.count
                 : RemoteTranscriber.quietest(
-                    in: max(1, pieceLength - reach)...(pieceLength - 1), near: pieceLength - 1, of: pending,
+                    in: max(1, pieceLength - reach)...(pieceLength - 1), near: pieceLength - reach / 2, of: pending,
                     window: RemoteTranscriber.window(sampleRate))
             let piece = PCMBuffer(sampleRate: sampleRate, samples: Array(pending[..<cut]))
             pending.removeFirst(cut)
