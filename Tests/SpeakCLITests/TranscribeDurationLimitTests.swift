@@ -52,6 +52,30 @@ struct TranscribeDurationLimitTests {
         #expect(ask.status == 64 && ask.stderr.contains("--max-duration needs a whole number"), "\(ask.stderr)")
     }
 
+    @Test("--pending with --max-duration: a recording past it is refused with 65 and stays in the spool")
+    func pendingRecordings() throws {
+        let dataHome = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dataHome) }
+        let spool = Spool(directory: dataHome.appendingPathComponent("speak/spool"))
+        try FileManager.default.createDirectory(at: spool.directory, withIntermediateDirectories: true)
+        let yes = try WAV.decode(Data(contentsOf: Self.samples.appendingPathComponent("yes.wav")))
+        let short = spool.directory.appendingPathComponent("20260101-000000.000-short.wav")
+        let long = spool.directory.appendingPathComponent("20260101-000001.000-long.wav")
+        try WAV.encode(yes).write(to: short)
+        try WAV.encode(
+            PCMBuffer(sampleRate: yes.sampleRate, samples: Array(repeating: yes.samples, count: 4).flatMap { $0 })
+        )
+        .write(to: long)
+        let result = try Speak.run(
+            ["transcribe", "--pending", "--max-duration", "5", "--expect", "yes please do that|no"],
+            environment: ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dataHome.path]) { $1 })
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stdout == "\(short.path): yes please do that\n", "\(result.stdout)")
+        let reason = "the most speak transcribes (--max-duration allows more)"
+        #expect(result.stderr == "speak: \(long.path) is longer than 5 s, \(reason)\n")
+        #expect(spool.pending.map(\.lastPathComponent) == [long.lastPathComponent])
+    }
+
     @Test("audio longer than one piece is transcribed whole: words after the first five minutes keep their times")
     func pastOnePiece() throws {
         let directory = try Self.scratchDirectory()
