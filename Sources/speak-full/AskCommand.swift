@@ -16,8 +16,8 @@ enum AskCommand {
                          [--server URL [--token T] | --openai URL [--model M] [--key-env NAME]]
 
         --timeout is how long to wait for speech to start; --max-seconds bounds the answer.
-        --max-duration refuses an answer whose audio runs past SECONDS (default 7200) with exit 65,
-        as speak transcribe does.
+        --max-duration refuses an answer whose audio runs past SECONDS (default
+        \(MediaDecoder.defaultMaximumSeconds)) with exit 65, as speak transcribe does.
         exit codes: 0 answered (printed), 3 no speech heard, 4 not understood, 5 timed out (still
         talking at --max-seconds), 6 transcription failed (the recording is kept: speak transcribe
         --pending retries it), 69 no playback or capture device, 75 device busy, 77 permission denied,

@@ -42,10 +42,10 @@ enum TranscribeCommand {
         srt and vtt print one file's subtitles, a cue per segment (Whisper's phrases, pocketsphinx's
         words). -o FILE appends the lines to FILE instead of printing them (subtitles replace FILE).
         --progress draws a bar per file on standard error as long recordings are transcribed window
-        by window. --max-duration refuses a file whose audio runs past SECONDS (default 7200, two
-        hours, as speak serve) with exit 65 before any of it is transcribed; a long file is decoded
-        and transcribed five minutes at a time, so memory does not grow with its length. A spooled
-        recording is deleted only once its text is on disk.
+        by window. --max-duration refuses a file whose audio runs past SECONDS (default
+        \(MediaDecoder.defaultMaximumSeconds), as speak serve) with exit 65 before any of it is
+        transcribed; a long file is decoded and transcribed five minutes at a time, so memory does
+        not grow with its length. A spooled recording is deleted only once its text is on disk.
         """
 
     struct Arguments {
