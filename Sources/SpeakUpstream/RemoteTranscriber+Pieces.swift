@@ -43,7 +43,7 @@ extension RemoteTranscriber {
     }
 
     /// 20 ms of samples: the unit in which silences are looked for.
-    static func window(_ sampleRate: Int) -> Int { max(1, sampleRate / 50) }
+    package static func window(_ sampleRate: Int) -> Int { max(1, sampleRate / 50) }
 
     /// `range` in as few pieces as hold at most `maxLength` samples each, of about equal length: each
     /// cut is at the quietest `window` within a quarter piece of the even cut point, nearest that
@@ -70,7 +70,9 @@ extension RemoteTranscriber {
 
     /// The middle of the `window`-sample stretch with the least energy whose middle lies in
     /// `candidates`, stepping half a window at a time.
-    static func quietest(in candidates: ClosedRange<Int>, near target: Int, of samples: [Int16], window: Int) -> Int {
+    package static func quietest(in candidates: ClosedRange<Int>, near target: Int, of samples: [Int16], window: Int)
+        -> Int
+    {
         let step = max(1, window / 2)
         var best = (energy: Double.infinity, distance: Int.max, cut: target)
         var middle = candidates.lowerBound

@@ -12,10 +12,12 @@ enum AskCommand {
         speak ask: speak a prompt, record the answer until silence, transcribe it, print it.
 
         usage: speak ask "Deploy to production?" [--expect "yes|no"] [--json] [-v voice] [-a device]
-                         [--mic device] [--max-seconds 15] [--timeout 5] [--keep]
+                         [--mic device] [--max-seconds 15] [--timeout 5] [--keep] [--max-duration SECONDS]
                          [--server URL [--token T] | --openai URL [--model M] [--key-env NAME]]
 
         --timeout is how long to wait for speech to start; --max-seconds bounds the answer.
+        --max-duration refuses an answer whose audio runs past SECONDS (default
+        \(MediaDecoder.defaultMaximumSeconds)) with exit 65, as speak transcribe does.
         exit codes: 0 answered (printed), 3 no speech heard, 4 not understood, 5 timed out (still
         talking at --max-seconds), 6 transcription failed (the recording is kept: speak transcribe
         --pending retries it), 69 no playback or capture device, 75 device busy, 77 permission denied,
@@ -32,6 +34,7 @@ enum AskCommand {
             var device = Player.defaultDevice
             var upstream: TranscriptionUpstream?
             var local = Engines.LocalTranscriber()
+            var maximumSeconds = MediaDecoder.defaultMaximumSeconds
             var recording = Recorder.Options(maxDuration: 15, untilSilence: EndPointer.Settings())
             var remaining = arguments[...]
             while let argument = remaining.popFirst() {
@@ -46,6 +49,7 @@ enum AskCommand {
                 case "-a", "--device": device = try RecordCommand.value(&remaining, argument)
                 case "--mic": recording.device = try RecordCommand.value(&remaining, argument)
                 case "--max-seconds": recording.maxDuration = try RecordCommand.seconds(&remaining, argument)
+                case "--max-duration": maximumSeconds = try TranscribeCommand.Arguments.maximumDuration(&remaining)
                 case "--timeout":
                     recording.untilSilence?.noSpeechTimeout = try RecordCommand.seconds(&remaining, argument)
                 case "--":
@@ -103,8 +107,11 @@ enum AskCommand {
             // 3. Its words; the recording stays in the spool until they are known.
             let transcript: Transcript
             do {
-                transcript = try transcriber.transcribe(
-                    try answer.pcm(), options: TranscriptionOptions(expectedPhrases: expect))
+                // Decoded as speak transcribe decodes files: in pieces, refused past --max-duration.
+                transcript = try PiecewiseTranscription(
+                    transcriber: transcriber, options: TranscriptionOptions(expectedPhrases: expect),
+                    maximumSeconds: maximumSeconds
+                ).transcribe(try AudioFileInput(path: answer.url.path), name: answer.url.path)
             } catch let error as TranscriptionError {
                 if Interrupt.requested { throw interrupted }
                 throw InputError(

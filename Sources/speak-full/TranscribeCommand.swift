@@ -17,7 +17,7 @@ enum TranscribeCommand {
 
         usage: speak transcribe FILE… [--expect "yes|no|cancel"] [--language en] [--translate]
                                 [--prompt TEXT] [--temperature T] [--format text|json|srt|vtt]
-                                [-o FILE] [--progress]
+                                [-o FILE] [--progress] [--max-duration SECONDS]
                speak transcribe --pending [--keep]     (retry the recordings waiting in the spool)
 
         Recognition is local unless an upstream is named: Whisper (whisper.cpp) when a model is
@@ -42,7 +42,10 @@ enum TranscribeCommand {
         srt and vtt print one file's subtitles, a cue per segment (Whisper's phrases, pocketsphinx's
         words). -o FILE appends the lines to FILE instead of printing them (subtitles replace FILE).
         --progress draws a bar per file on standard error as long recordings are transcribed window
-        by window. A spooled recording is deleted only once its text is on disk.
+        by window. --max-duration refuses a file whose audio runs past SECONDS (default
+        \(MediaDecoder.defaultMaximumSeconds), as speak serve) with exit 65 before any of it is
+        transcribed; a long file is decoded and transcribed five minutes at a time, so memory does
+        not grow with its length. A spooled recording is deleted only once its text is on disk.
         """
 
     struct Arguments {
@@ -57,6 +60,7 @@ enum TranscribeCommand {
         var keep = false
         var progress = false
         var output: String?
+        var maximumSeconds = MediaDecoder.defaultMaximumSeconds
         var upstream: TranscriptionUpstream?
         var local = Engines.LocalTranscriber()
 
@@ -99,6 +103,7 @@ enum TranscribeCommand {
                 case "-o", "--output":
                     guard let value = remaining.popFirst() else { throw UsageError("\(argument) needs a file") }
                     output = value
+                case "--max-duration": maximumSeconds = try Self.maximumDuration(&remaining)
                 case "--pending": pending = true
                 case "--keep": keep = true
                 case "--progress": progress = true
@@ -132,6 +137,15 @@ enum TranscribeCommand {
 
         /// The named upstream, or a recogniser here.
         func makeTranscriber() throws -> any Transcriber { try Engines.transcriber(upstream: upstream, local: local) }
+
+        /// `--max-duration SECONDS` (shared by `speak transcribe` and `speak ask`).
+        static func maximumDuration(_ remaining: inout ArraySlice<String>) throws -> Int {
+            let text = remaining.popFirst()
+            guard let seconds = text.flatMap(Int.init), seconds > 0 else {
+                throw UsageError("--max-duration needs a whole number of seconds, at least 1, not '\(text ?? "")'")
+            }
+            return seconds
+        }
     }
 
     /// `--server URL`, `--openai URL`, `--model M`, `--key-env NAME`, `--token T`: which upstream
@@ -173,7 +187,8 @@ enum TranscribeCommand {
                 var options = arguments.options
                 let bar = arguments.progress ? ProgressBar(label: file) : nil
                 if let bar { options.progress = { fraction in bar.show(fraction) } }
-                let transcript = try transcribe(file, with: transcriber, options: options)
+                let transcript = try transcribe(
+                    file, with: transcriber, options: options, maximumSeconds: arguments.maximumSeconds)
                 bar?.finish()
                 return transcript
             }
@@ -215,28 +230,15 @@ enum TranscribeCommand {
         }
     }
 
-    /// 1 GiB: hours of audio in any format; more is no recording (`/dev/zero`, say).
-    static let maximumFileBytes = 1 << 30
-
-    /// Decodes and transcribes one file; an empty transcript is "not understood".
-    static func transcribe(_ file: String, with transcriber: any Transcriber, options: TranscriptionOptions) throws
-        -> Transcript
-    {
-        // Read to the end, not mapped: a pipe (`<(…)`, /dev/stdin) or a FIFO is a file here too.
-        let bytes: [UInt8]
-        do {
-            bytes = try FileSystem.contents(of: file == "-" ? "/dev/stdin" : file, maximumBytes: maximumFileBytes)
-        } catch {
-            throw InputError(code: .noInput, message: "cannot read \(file): \(error.message)")
-        }
-        let audio: PCMBuffer
-        do { audio = try MediaDecoder.decode(Data(bytes)) } catch let error as AudioFileError {
-            throw InputError(code: .dataError, message: "\(file): \(error)")
-        }
-        guard audio.duration >= 0.01 else {
-            throw InputError(code: .dataError, message: "\(file): shorter than 0.01 s")
-        }
-        let transcript = try transcriber.transcribe(audio, options: options)
+    /// Decodes and transcribes one file, a piece at a time; an empty transcript is "not understood".
+    static func transcribe(
+        _ file: String, with transcriber: any Transcriber, options: TranscriptionOptions, maximumSeconds: Int
+    ) throws -> Transcript {
+        // A pipe (`<(…)`, /dev/stdin) or a FIFO is a file here too.
+        let input = try AudioFileInput(path: file)
+        let transcript = try PiecewiseTranscription(
+            transcriber: transcriber, options: options, maximumSeconds: maximumSeconds
+        ).transcribe(input, name: file)
         guard !transcript.text.isEmpty else {
             throw InputError(code: .notUnderstood, message: "\(file): nothing understood (empty transcript)")
         }

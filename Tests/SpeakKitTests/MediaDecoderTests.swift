@@ -160,6 +160,29 @@ struct MediaDecoderTests {
         #expect(outcome.hasPrefix("decoded") || outcome == "notAudio", "\(name): \(outcome)")
     }
 
+    @Test("a stream decodes each format from a file, piece by piece, to what a whole decode gives", arguments: formats)
+    func stream(name: String) throws {
+        let file = open(Self.samples.appending(path: name).path, O_RDONLY)
+        #expect(file >= 0)
+        defer { close(file) }
+        let whole = try MediaDecoder.decode(Self.fixture(name))
+        let stream = try MediaDecodingStream(descriptor: file)
+        var samples: [Int16] = []
+        while case let piece = try stream.read(upTo: 1000), !piece.isEmpty {
+            #expect(piece.count <= 1000)
+            samples += piece
+        }
+        #expect(samples == whole.samples, "\(name)")
+        // The same descriptor again: measured without keeping, then refused past a limit.
+        #expect(try MediaDecodingStream(descriptor: file).skipToEnd() == whole.samples.count, "\(name)")
+        let limited = Self.failure {
+            // WAV is refused when opened (its header tells its length), the others as they decode.
+            let skipped = try MediaDecodingStream(descriptor: file, maximumSeconds: 1).skipToEnd()
+            return PCMBuffer(sampleRate: 16000, samples: [Int16](repeating: 0, count: skipped))
+        }
+        #expect(limited == "tooLong", "\(name)")
+    }
+
     @Test("decodes run in parallel")
     func parallel() async throws {
         let data = try Self.fixture("yes.webm")
