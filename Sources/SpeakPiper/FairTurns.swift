@@ -15,6 +15,8 @@ final class FairTurns: @unchecked Sendable {
     /// Guards everything below.
     private let condition = ThreadCondition()
     private var free: Int
+    /// How many callers may run at once.
+    let slots: Int
     private var waiting: [Waiter] = []
     private var nextTicket: UInt64 = 0
     /// The latest asks and grants, in order: the tests' window into the order.
@@ -26,7 +28,10 @@ final class FairTurns: @unchecked Sendable {
         case granted(Waiter)
     }
 
-    init(slots: Int) { free = max(slots, 1) }
+    init(slots: Int) {
+        self.slots = max(slots, 1)
+        free = self.slots
+    }
 
     /// Runs `body` in a slot, once it is this caller's turn; `turn` is how many it has had before.
     func run<Result, Failure: Error>(turn: Int, _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
