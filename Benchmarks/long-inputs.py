@@ -82,7 +82,10 @@ def main():
     server = subprocess.Popen(
         [os.path.join(args.bin, "speak-full"), "serve", "--port", str(port), "--cache-dir",
          os.path.join(tmp, "cache"), "--cache-bytes", "0"],
-        env=dict(os.environ, SPEAK_SOCKET=""), stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "serve.log"), "w"))
+        env=dict(os.environ, SPEAK_SOCKET=""),
+        stdout=subprocess.DEVNULL,
+        stderr=open(os.path.join(tmp, "serve.log"), "w"),
+    )
     results = {"memory": [], "fairness": {}}
     try:
         wait_port(port)
@@ -97,7 +100,9 @@ def main():
         results["memory"] = rows
         print("| after | reply | audio | RSS | peak RSS |\n|---|---|---|---|---|")
         for row in rows:
-            print(f"| {row['input']} | {row['seconds']} s | {row['audio_s']} s | {row['rss_mb']} MB | {row['peak_mb']} MB |")
+            cells = [row["input"], f"{row['seconds']} s", f"{row['audio_s']} s"]
+            cells += [f"{row['rss_mb']} MB", f"{row['peak_mb']} MB"]
+            print("| " + " | ".join(cells) + " |")
 
         finished = []
         started = threading.Barrier(args.long + 1)

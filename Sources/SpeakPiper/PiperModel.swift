@@ -93,9 +93,10 @@ final class PiperModel: @unchecked Sendable {
     }
 
     /// Audio for one piece of phonemes (Unicode scalars the model knows), in [-1, 1]; `turn` is how
-    /// many pieces this caller has had made before (``FairTurns``). `speed` is 1 / the length scale the model runs with (> 1 is faster); the config's own scale
-    /// is not applied on top. Pauses stay as the model makes them (piper-tts shortens none), where
-    /// sherpa-onnx's default silence scale (0.2) would cut each pause over 0.2 s to a fifth.
+    /// many pieces this caller has had made before (``FairTurns``). `speed` is 1 / the length scale
+    /// the model runs with (> 1 is faster); the config's own scale is not applied on top. Pauses stay
+    /// as the model makes them (piper-tts shortens none), where sherpa-onnx's default silence scale
+    /// (0.2) would cut each pause over 0.2 s to a fifth.
     func generate(_ phonemes: [Int32], speaker: Int, speed: Float, turn: Int = 0) throws(PiperError) -> [Float] {
         guard !phonemes.isEmpty else { return [] }
         return try turns.run(turn: turn) { () throws(PiperError) -> [Float] in

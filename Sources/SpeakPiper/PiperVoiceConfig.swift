@@ -40,7 +40,8 @@ public struct PiperVoiceConfig: Sendable, Equatable {
                 throw .invalidConfig(url.path, "phoneme '\(symbol)' is not one code point with one id")
             }
             guard Self.phonemeIDRange.contains(id) else {
-                throw .invalidConfig(url.path, "phoneme '\(symbol)' has id \(id), outside \(Self.shown(Self.phonemeIDRange))")
+                throw .invalidConfig(
+                    url.path, "phoneme '\(symbol)' has id \(id), outside \(Self.shown(Self.phonemeIDRange))")
             }
             ids[scalars[0]] = id
         }
@@ -56,14 +57,16 @@ public struct PiperVoiceConfig: Sendable, Equatable {
         }
         let names = raw.speakerIDMap ?? [:]
         guard names.count <= Self.speakerRange.upperBound else {
-            throw .invalidConfig(url.path, "speaker_id_map has \(names.count) speakers, more than \(Self.speakerRange.upperBound)")
+            throw .invalidConfig(
+                url.path, "speaker_id_map has \(names.count) speakers, more than \(Self.speakerRange.upperBound)")
         }
         for (name, id) in names.sorted(by: { $0.key < $1.key }) {
             guard Self.isPlainSpeakerName(name) else {
                 throw .invalidConfig(url.path, "speaker name '\(VoiceError.shortened(name))' is not a plain name")
             }
             guard Self.speakerIDRange.contains(id) else {
-                throw .invalidConfig(url.path, "speaker '\(name)' has id \(id), outside \(Self.shown(Self.speakerIDRange))")
+                throw .invalidConfig(
+                    url.path, "speaker '\(name)' has id \(id), outside \(Self.shown(Self.speakerIDRange))")
             }
         }
         sampleRate = raw.audio.sampleRate

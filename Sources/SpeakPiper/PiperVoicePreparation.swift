@@ -154,7 +154,7 @@ public enum PiperVoicePreparation {
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
         do {
             return try SystemCall.retrying("open") { open(path, flags, 0o644) }
-        } catch where error.code == EEXIST {
+        } catch let error where error.code == EEXIST {
             _ = try SystemCall.retrying("unlink") { unlink(path) }
             return try SystemCall.retrying("open") { open(path, flags, 0o644) }
         }

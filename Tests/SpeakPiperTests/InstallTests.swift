@@ -39,7 +39,8 @@ final class InstallTests {
         config["phoneme_id_map"] = map
     }
 
-    @Test("voices install refuses values outside sane ranges in one line, exit 65, installing nothing", arguments: 0..<8)
+    @Test(
+        "voices install refuses values outside sane ranges in one line, exit 65, installing nothing", arguments: 0..<8)
     func refuses(_ index: Int) throws {
         let (change, edit, says) = Self.refusals[index]
         let incoming = scratch.appendingPathComponent("incoming")

@@ -93,7 +93,9 @@ struct PhonemeTests {
     @Test("a clause too long is cut between words, a word too long between phonemes, never inside one")
     func cutsWordsAndPhonemes() throws {
         let clause = "hˈɛloʊ wˈɜːld, "
-        let long = PiperPhonemizer.Sentence(clauses: [clause, String(repeating: "ðə kwˈɪk bɹˈaʊn fˈɑːks ", count: 6) + "."])
+        let long = PiperPhonemizer.Sentence(clauses: [
+            clause, String(repeating: "ðə kwˈɪk bɹˈaʊn fˈɑːks ", count: 6) + ".",
+        ])
         let pieces = PiperPhonemizer.pieces([long], limit: 40)
         #expect(pieces.first == "hˈɛloʊ wˈɜːld,", "the clause mark before the long clause is a cut")
         #expect(pieces.allSatisfy { $0.unicodeScalars.count <= 40 })
