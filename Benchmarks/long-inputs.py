@@ -104,6 +104,8 @@ def main():
             cells += [f"{row['rss_mb']} MB", f"{row['peak_mb']} MB"]
             print("| " + " | ".join(cells) + " |")
 
+        if args.long == 0:
+            return
         finished = []
         started = threading.Barrier(args.long + 1)
 

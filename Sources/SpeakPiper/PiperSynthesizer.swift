@@ -33,10 +33,19 @@ public final class PiperSynthesizer: Synthesizer {
     public static let engineName = "piper"
     /// The rate (words per minute) at which a voice speaks at the model's own length scale.
     public static let normalRate = 175
-    /// The most phoneme code points the model is given at once, at the normal rate. The model's
-    /// memory grows with the audio of one piece and ONNX Runtime's arena keeps it after: pieces of
-    /// 100 (about 5 s of speech) added 60 MB to the process, of 150 200 MB, of 300 290 MB.
-    static let pieceLimit = 100
+    /// The most phoneme code points the model is given at once, at the normal rate: about 4 s of
+    /// speech, some 14 words. The model's memory grows with the audio of the longest piece, and
+    /// ONNX Runtime's arena keeps what it took: after 4,096 digits or emoji a server stood 140 MB
+    /// above where a paragraph left it at this limit, 165 MB at 100, 400 MB at 300.
+    /// `SPEAK_PIPER_PIECE` (16–1000) sets another: longer pieces cut fewer clauses, for more memory.
+    static let pieceLimit = pieceLimit(environment: ProcessInfo.processInfo.environment)
+
+    static func pieceLimit(environment: [String: String]) -> Int {
+        guard let text = environment["SPEAK_PIPER_PIECE"], let limit = Int(text), (16...1000).contains(limit) else {
+            return 80
+        }
+        return limit
+    }
 
     /// The piece limit at `speed` (1 / length scale): slower speech makes longer audio of the same
     /// phonemes, so it gets fewer; faster speech no more (pieces are whole clauses as often as can be).

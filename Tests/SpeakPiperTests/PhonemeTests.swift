@@ -90,6 +90,19 @@ struct PhonemeTests {
         }
     }
 
+    @Test("pieces are 80 phoneme code points, fewer at slower rates; SPEAK_PIPER_PIECE sets 16–1000")
+    func pieceLimit() {
+        #expect(PiperSynthesizer.pieceLimit(environment: [:]) == 80)
+        #expect(PiperSynthesizer.pieceLimit(environment: ["SPEAK_PIPER_PIECE": "200"]) == 200)
+        for ignored in ["5", "2000", "many", ""] {
+            #expect(PiperSynthesizer.pieceLimit(environment: ["SPEAK_PIPER_PIECE": ignored]) == 80)
+        }
+        #expect(PiperSynthesizer.pieceLimit(speed: 1) == PiperSynthesizer.pieceLimit)
+        #expect(PiperSynthesizer.pieceLimit(speed: 4) == PiperSynthesizer.pieceLimit)
+        #expect(PiperSynthesizer.pieceLimit(speed: 0.5) == (PiperSynthesizer.pieceLimit + 1) / 2)
+        #expect(PiperSynthesizer.pieceLimit(speed: 0.01) == 16)
+    }
+
     @Test("a clause too long is cut between words, a word too long between phonemes, never inside one")
     func cutsWordsAndPhonemes() throws {
         let clause = "hˈɛloʊ wˈɜːld, "
