@@ -40,9 +40,6 @@ final class FairTurns: @unchecked Sendable {
         return try body()
     }
 
-    /// How many callers are waiting for a slot.
-    var waitingCount: Int { condition.withLock { waiting.count } }
-
     /// The latest ``historyLimit`` asks and grants, oldest first.
     var history: [Event] { condition.withLock { events } }
 
