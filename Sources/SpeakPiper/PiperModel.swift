@@ -1,5 +1,4 @@
 internal import CSherpaOnnx
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -8,7 +7,8 @@ import Synchronization
 ///
 /// sherpa-onnx's generate may run concurrently on one model (ONNX Runtime sessions allow
 /// concurrent runs; measured on this model: two threads at once give complete, correct audio).
-/// Concurrent calls are bounded to the number of cores, so memory does not grow with callers.
+/// Concurrent calls are bounded to the number of cores, so memory does not grow with callers, and
+/// callers take turns piece by piece (``FairTurns``), so a short request is not queued behind long ones.
 /// The sherpa-onnx handle is made once and only read after; generate is safe to call concurrently.
 final class PiperModel: @unchecked Sendable {
     let files: PiperVoicePreparation.Prepared
@@ -19,7 +19,8 @@ final class PiperModel: @unchecked Sendable {
     /// The file sherpa-onnx loaded: the model, or its optimised copy.
     let loadedModel: URL
     private let tts: OpaquePointer
-    private let slots: DispatchSemaphore
+    /// Who generates next when more callers want the model than it has slots.
+    let turns: FairTurns
     /// How many generate calls this model has made (the tests' window into streaming).
     let generated = Atomic(0)
 
@@ -51,7 +52,7 @@ final class PiperModel: @unchecked Sendable {
         tts = made
         sampleRate = Int(library.api.OfflineTtsSampleRate(made))
         speakers = Int(library.api.OfflineTtsNumSpeakers(made))
-        slots = DispatchSemaphore(value: max(cores, 1))
+        turns = FairTurns(slots: max(cores, 1))
     }
 
     private static func create(
@@ -91,14 +92,19 @@ final class PiperModel: @unchecked Sendable {
         return text.split(separator: "\n").first.map(String.init) ?? ""
     }
 
-    /// Audio for one sentence of phonemes (Unicode scalars the model knows), in [-1, 1].
-    /// `speed` is 1 / the length scale the model runs with (> 1 is faster); the config's own scale
-    /// is not applied on top. Pauses stay as the model makes them (piper-tts shortens none), where
-    /// sherpa-onnx's default silence scale (0.2) would cut each pause over 0.2 s to a fifth.
-    func generate(_ phonemes: [Int32], speaker: Int, speed: Float) throws(PiperError) -> [Float] {
+    /// Audio for one piece of phonemes (Unicode scalars the model knows), in [-1, 1]; `turn` is how
+    /// many pieces this caller has had made before (``FairTurns``). `speed` is 1 / the length scale
+    /// the model runs with (> 1 is faster); the config's own scale is not applied on top. Pauses stay
+    /// as the model makes them (piper-tts shortens none), where sherpa-onnx's default silence scale
+    /// (0.2) would cut each pause over 0.2 s to a fifth.
+    func generate(_ phonemes: [Int32], speaker: Int, speed: Float, turn: Int = 0) throws(PiperError) -> [Float] {
         guard !phonemes.isEmpty else { return [] }
-        slots.wait()
-        defer { slots.signal() }
+        return try turns.run(turn: turn) { () throws(PiperError) -> [Float] in
+            try generateNow(phonemes, speaker: speaker, speed: speed)
+        }
+    }
+
+    private func generateNow(_ phonemes: [Int32], speaker: Int, speed: Float) throws(PiperError) -> [Float] {
         generated.add(1, ordering: .relaxed)
         var count = Int32(phonemes.count)
         var api = library.api

@@ -36,34 +36,6 @@ public enum PiperPhonemizer {
         return sentences.filter { !$0.phonemes.isEmpty }
     }
 
-    /// Pieces of at most about `limit` code points to synthesise one at a time: whole sentences,
-    /// and a longer sentence split after its clauses (a single longer clause stays whole).
-    public static func pieces(_ sentences: [Sentence], limit: Int) -> [String] {
-        var pieces: [String] = []
-        for sentence in sentences {
-            var piece = ""
-            var count = 0
-            for clause in sentence.clauses {
-                let length = clause.unicodeScalars.count
-                if count > 0, count + length > limit {
-                    pieces.append(trimmed(piece))
-                    piece = ""
-                    count = 0
-                }
-                piece += clause
-                count += length
-            }
-            pieces.append(trimmed(piece))
-        }
-        return pieces.filter { !$0.isEmpty }
-    }
-
-    private static func trimmed(_ piece: String) -> String {
-        var piece = piece
-        while piece.last == " " { piece.removeLast() }
-        return piece
-    }
-
     /// Debian 12's espeak-ng 1.51 against the espeak-ng that piper-tts carries (and Piper's
     /// English voices were trained on), in English: `oː` (before `ɹ`) is `ɔː` there, and an
     /// /i/ before a vowel (across a word or syllable boundary) gets a glide `ʲ`: `ðɪʲ ˈɛnd`,

@@ -25,15 +25,33 @@ public struct PiperVoiceSettings: Codable, Sendable, Equatable {
 /// Neural voices: Piper models (VITS, ONNX) run in process by sherpa-onnx's C API, fed the
 /// phonemes piper-tts would feed them (``PiperPhonemizer``).
 ///
-/// Text is split into sentences (long ones at clause marks); each is synthesised and handed on
-/// while the next is synthesised on another thread. Each model is loaded once per process, on
+/// Text is split into sentences, and those into pieces of bounded length (at clause marks, then
+/// words: ``PiperPhonemizer/pieces(_:limit:)``); each piece is synthesised and handed on while the
+/// next is synthesised on another thread. Each model is loaded once per process, on
 /// first use, and shared by every voice and caller that names it.
 public final class PiperSynthesizer: Synthesizer {
     public static let engineName = "piper"
     /// The rate (words per minute) at which a voice speaks at the model's own length scale.
     public static let normalRate = 175
-    /// Sentences longer than this many phoneme code points are split at clause marks.
-    static let pieceLimit = 300
+    /// The most phoneme code points the model is given at once, at the normal rate: about 4 s of
+    /// speech, some 14 words. The model's memory grows with the audio of the longest piece, and
+    /// ONNX Runtime's arena keeps what it took: after 4,096 digits or emoji a server stood 140 MB
+    /// above where a paragraph left it at this limit, 165 MB at 100, 400 MB at 300.
+    /// `SPEAK_PIPER_PIECE` (16–1000) sets another: longer pieces cut fewer clauses, for more memory.
+    static let pieceLimit = pieceLimit(environment: ProcessInfo.processInfo.environment)
+
+    static func pieceLimit(environment: [String: String]) -> Int {
+        guard let text = environment["SPEAK_PIPER_PIECE"], let limit = Int(text), (16...1000).contains(limit) else {
+            return 80
+        }
+        return limit
+    }
+
+    /// The piece limit at `speed` (1 / length scale): slower speech makes longer audio of the same
+    /// phonemes, so it gets fewer; faster speech no more (pieces are whole clauses as often as can be).
+    static func pieceLimit(speed: Float) -> Int {
+        max(Int((Double(pieceLimit) * min(Double(speed), 1)).rounded()), 16)
+    }
 
     public let modelDirectories: [URL]
     /// Where a model dropped into a models directory unprepared is prepared on first use.
@@ -193,28 +211,28 @@ public final class PiperSynthesizer: Synthesizer {
         }
         let plain = options.ssml ? Self.textOfSSML(text) : text
         let sentences = try PiperPhonemizer.sentences(plain, voice: model.config.espeakVoice)
-        let ids = model.config.phonemeIDs
-        let pieces = PiperPhonemizer.pieces(sentences, limit: Self.pieceLimit).map { piece in
-            piece.unicodeScalars.filter { ids[$0] != nil }.map { Int32(bitPattern: $0.value) }
-        }.filter { !$0.isEmpty }
-        guard !pieces.isEmpty else { return }
         // The length scale the model runs with: the voice's (else the config's), scaled by the rate.
         let scale = settings.lengthScale ?? model.config.lengthScale
         let lengthScale = scale > 0 ? scale : 1
         // OpenAI's speed range, 0.25–4 of the normal rate (espeak-ng's 80–450 words per minute is narrower).
         let factor = min(max(Double(options.effectiveRate) / Double(Self.normalRate), 0.25), 4)
         let speed = Float(factor / lengthScale)
+        let ids = model.config.phonemeIDs
+        let pieces = PiperPhonemizer.pieces(sentences, limit: Self.pieceLimit(speed: speed)).map { piece in
+            piece.unicodeScalars.filter { ids[$0] != nil }.map { Int32(bitPattern: $0.value) }
+        }.filter { !$0.isEmpty }
+        guard !pieces.isEmpty else { return }
         let speaker = min(max(settings.speaker ?? 0, 0), max(model.speakers - 1, 0))
         let gain = Float(options.volume) / 100
         let rateHz = model.sampleRate
 
-        // One sentence ahead: the next is synthesised while this one is handed on (played, sent).
+        // One piece ahead: the next is synthesised while this one is handed on (played, sent).
         let pipeline = Pipeline(capacity: 1)
         startDetachedThread {
-            for piece in pieces {
+            for (turn, piece) in pieces.enumerated() {
                 guard !pipeline.cancelled else { break }
                 do throws(PiperError) {
-                    pipeline.put(.success(try model.generate(piece, speaker: speaker, speed: speed)))
+                    pipeline.put(.success(try model.generate(piece, speaker: speaker, speed: speed, turn: turn)))
                 } catch {
                     pipeline.put(.failure(error))
                     break

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import SpeakKit
 
 /// A Piper voice's `.onnx.json`: what the model was trained on and how to run it.
 public struct PiperVoiceConfig: Sendable, Equatable {
@@ -38,12 +39,36 @@ public struct PiperVoiceConfig: Sendable, Equatable {
             guard scalars.count == 1, let id = numbers.first else {
                 throw .invalidConfig(url.path, "phoneme '\(symbol)' is not one code point with one id")
             }
+            guard Self.phonemeIDRange.contains(id) else {
+                throw .invalidConfig(
+                    url.path, "phoneme '\(symbol)' has id \(id), outside \(Self.shown(Self.phonemeIDRange))")
+            }
             ids[scalars[0]] = id
         }
         for required: Unicode.Scalar in ["_", "^", "$"] where ids[required] == nil {
             throw .invalidConfig(url.path, "phoneme_id_map has no '\(required)'")
         }
-        guard raw.audio.sampleRate > 0 else { throw .invalidConfig(url.path, "sample_rate must be positive") }
+        guard Self.sampleRateRange.contains(raw.audio.sampleRate) else {
+            throw .invalidConfig(
+                url.path, "sample_rate \(raw.audio.sampleRate) is outside \(Self.shown(Self.sampleRateRange)) Hz")
+        }
+        if let count = raw.numSpeakers, !Self.speakerRange.contains(count) {
+            throw .invalidConfig(url.path, "num_speakers \(count) is outside \(Self.shown(Self.speakerRange))")
+        }
+        let names = raw.speakerIDMap ?? [:]
+        guard names.count <= Self.speakerRange.upperBound else {
+            throw .invalidConfig(
+                url.path, "speaker_id_map has \(names.count) speakers, more than \(Self.speakerRange.upperBound)")
+        }
+        for (name, id) in names.sorted(by: { $0.key < $1.key }) {
+            guard Self.isPlainSpeakerName(name) else {
+                throw .invalidConfig(url.path, "speaker name '\(VoiceError.shortened(name))' is not a plain name")
+            }
+            guard Self.speakerIDRange.contains(id) else {
+                throw .invalidConfig(
+                    url.path, "speaker '\(name)' has id \(id), outside \(Self.shown(Self.speakerIDRange))")
+            }
+        }
         sampleRate = raw.audio.sampleRate
         espeakVoice = raw.espeak.voice
         phonemeIDs = ids
@@ -54,6 +79,21 @@ public struct PiperVoiceConfig: Sendable, Equatable {
         speakers = max(raw.numSpeakers ?? 1, speakerIDs.count, 1)
         language = raw.language?.code.map { $0.replacing("_", with: "-") }
         languageName = raw.language?.nameEnglish
+    }
+
+    /// What a Piper voice can sensibly hold; a config outside it is damaged or made to harm.
+    static let sampleRateRange = 8000...48000
+    static let speakerRange = 1...10000
+    static let speakerIDRange = 0...9999
+    static let phonemeIDRange = 0...65535
+
+    static func shown(_ range: ClosedRange<Int>) -> String { "\(range.lowerBound)–\(range.upperBound)" }
+
+    /// A speaker name that can be shown and typed as it is: not empty, at most 100 characters, no
+    /// path separator, not `.` or `..`, no control character.
+    static func isPlainSpeakerName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 100 && name != "." && name != ".." && !name.contains("/")
+            && !name.contains("\\") && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     /// sherpa-onnx's `tokens.txt`: one `symbol id` line a phoneme, by id.

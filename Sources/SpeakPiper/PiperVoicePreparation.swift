@@ -146,15 +146,27 @@ public enum PiperVoicePreparation {
             .map { path.appendingPathComponent($0) }
     }
 
+    /// Opens a file that this call makes: never one that is there already, nor through a symbolic
+    /// link planted at its name (the models directory may be shared). A file left at the name (an
+    /// earlier install by a process of the same id that died) is removed first, once: a link is
+    /// removed, not followed.
+    private static func createNew(_ path: String) throws(SystemCallError) -> Int32 {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        do {
+            return try SystemCall.retrying("open") { open(path, flags, 0o644) }
+        } catch let error where error.code == EEXIST {
+            _ = try SystemCall.retrying("unlink") { unlink(path) }
+            return try SystemCall.retrying("open") { open(path, flags, 0o644) }
+        }
+    }
+
     /// Writes `url` whole or not at all: `body` appends to a temporary file, renamed into place.
     private static func write(
         _ url: URL, _ body: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws(PiperError) {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid())")
         do {
-            let file = try SystemCall.retrying("open") {
-                open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            }
+            let file = try createNew(temporary.path)
             var closed = false
             defer { if !closed { close(file) } }
             try body { bytes in

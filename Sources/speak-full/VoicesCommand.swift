@@ -16,6 +16,8 @@ enum VoicesCommand {
         --models-dir (default $XDG_DATA_HOME/speak/models), and writes a voice file for it in
         --voices-dir (default $XDG_DATA_HOME/speak/voices). The original files are not changed.
         The voice is named after the model (en_US-joe-medium → joe) unless --name says otherwise.
+        A config outside what a voice can hold (sample rate 8–48 kHz, 1–10,000 speakers, phoneme
+        ids 0–65,535, plain speaker names) is refused with exit 65, and nothing is installed.
         """
 
     static func main(_ arguments: [String]) -> Int32 {

@@ -64,4 +64,97 @@ struct PhonemeTests {
         #expect(split.dropLast().allSatisfy { $0.hasSuffix(",") || $0.hasSuffix(".") })
         #expect(split.joined(separator: " ") == sentences.map(\.phonemes).joined(separator: " "))
     }
+
+    /// 4,096 characters without a sentence break, as the issue's long requests sent them.
+    static let longInputs: [(name: String, text: String)] = [
+        ("digits", String((0..<4096).map { Character(String(($0 * 7 + $0 / 10) % 10)) })),
+        ("emoji", String(repeating: "\u{1F600}", count: 4096)),
+        ("one long word", String(repeating: "a", count: 4096)),
+        ("words without punctuation", String(repeating: "the build went on and on ", count: 164)),
+    ]
+
+    @Test("text without sentence breaks is cut into bounded pieces at clause marks, then words; nothing is lost")
+    func boundedPieces() throws {
+        let limit = PiperSynthesizer.pieceLimit
+        for (name, text) in Self.longInputs {
+            let sentences = try PiperPhonemizer.sentences(text, voice: "en-us")
+            let pieces = PiperPhonemizer.pieces(sentences, limit: limit)
+            #expect(pieces.count > 4, "\(name)")
+            let longest = pieces.map(\.unicodeScalars.count).max() ?? 0
+            #expect(longest <= limit, "\(name): a piece of \(longest)")
+            let cuts = try Self.cuts(pieces, in: sentences)
+            if name == "digits" || name == "words without punctuation" {
+                // Words there are short: every cut is between words or clauses.
+                #expect(cuts.allSatisfy { $0.atSpace || $0.atClauseEnd }, "\(name)")
+            }
+        }
+    }
+
+    @Test("pieces are 80 phoneme code points, fewer at slower rates; SPEAK_PIPER_PIECE sets 16–1000")
+    func pieceLimit() {
+        #expect(PiperSynthesizer.pieceLimit(environment: [:]) == 80)
+        #expect(PiperSynthesizer.pieceLimit(environment: ["SPEAK_PIPER_PIECE": "200"]) == 200)
+        for ignored in ["5", "2000", "many", ""] {
+            #expect(PiperSynthesizer.pieceLimit(environment: ["SPEAK_PIPER_PIECE": ignored]) == 80)
+        }
+        #expect(PiperSynthesizer.pieceLimit(speed: 1) == PiperSynthesizer.pieceLimit)
+        #expect(PiperSynthesizer.pieceLimit(speed: 4) == PiperSynthesizer.pieceLimit)
+        #expect(PiperSynthesizer.pieceLimit(speed: 0.5) == (PiperSynthesizer.pieceLimit + 1) / 2)
+        #expect(PiperSynthesizer.pieceLimit(speed: 0.01) == 16)
+    }
+
+    @Test("a clause too long is cut between words, a word too long between phonemes, never inside one")
+    func cutsWordsAndPhonemes() throws {
+        let clause = "hˈɛloʊ wˈɜːld, "
+        let long = PiperPhonemizer.Sentence(clauses: [
+            clause, String(repeating: "ðə kwˈɪk bɹˈaʊn fˈɑːks ", count: 6) + ".",
+        ])
+        let pieces = PiperPhonemizer.pieces([long], limit: 40)
+        #expect(pieces.first == "hˈɛloʊ wˈɜːld,", "the clause mark before the long clause is a cut")
+        #expect(pieces.allSatisfy { $0.unicodeScalars.count <= 40 })
+        let cuts = try Self.cuts(pieces, in: [long])
+        #expect(cuts.allSatisfy { $0.atSpace || $0.atClauseEnd }, "\(pieces)")
+
+        let word = PiperPhonemizer.Sentence(clauses: [String(repeating: "ɡɹˈɪnɪŋ", count: 20) + "kˈɑːː"])
+        let parts = PiperPhonemizer.pieces([word], limit: 10)
+        #expect(parts.allSatisfy { $0.unicodeScalars.count <= 10 })
+        #expect(parts.joined() == word.phonemes)
+        for part in parts {
+            #expect(part.unicodeScalars.last != "ˈ", "a stress mark stays with its syllable: \(parts)")
+            #expect(part.unicodeScalars.first != "ː", "a length mark stays with its vowel: \(parts)")
+        }
+    }
+
+    struct Cut {
+        /// Between two words.
+        var atSpace: Bool
+        /// Where espeak-ng ended a clause: at a clause mark, or where it cut a long clause itself.
+        var atClauseEnd: Bool
+    }
+
+    /// Where `pieces` cut `sentences`, checking that they are its phonemes in order, less spaces at the cuts.
+    static func cuts(_ pieces: [String], in sentences: [PiperPhonemizer.Sentence]) throws -> [Cut] {
+        let clauses = sentences.flatMap(\.clauses).map { Array($0.unicodeScalars) }
+        let whole = clauses.flatMap { $0 }
+        let clauseEnds = Set(clauses.reduce(into: [0]) { ends, clause in ends.append(ends.last! + clause.count) })
+        var position = 0
+        var cuts: [Cut] = []
+        for piece in pieces {
+            let scalars = Array(piece.unicodeScalars)
+            guard position + scalars.count <= whole.count, Array(whole[position..<position + scalars.count]) == scalars
+            else {
+                Issue.record("piece \(piece.debugDescription) is not the text at \(position)")
+                throw CancellationError()
+            }
+            position += scalars.count
+            if position < whole.count {
+                let spaces = whole[position...].prefix { $0 == " " }.count
+                let end = (position...position + spaces).contains { clauseEnds.contains($0) }
+                cuts.append(Cut(atSpace: spaces > 0, atClauseEnd: end))
+            }
+            while position < whole.count, whole[position] == " " { position += 1 }
+        }
+        #expect(position == whole.count, "the pieces end \(whole.count - position) code points short")
+        return cuts
+    }
 }

@@ -76,6 +76,8 @@ public struct VoiceCatalog: Sendable {
     public func voice(named name: String) throws(VoiceError) -> Voice {
         // Names are usually asked for as they are written (lowercase): no lowercasing then.
         if let voice = byLowercasedName[name] ?? byLowercasedName[name.lowercased()] { return voice }
+        // A name past the shown length is no typo of a voice's; comparing it would cost its length per voice.
+        guard name.dropFirst(VoiceError.shownNameLength).isEmpty else { throw .unknown(name, suggestions: []) }
         throw .unknown(name, suggestions: closestMatches(to: name, among: voices.map(\.name), limit: 3))
     }
 
@@ -100,12 +102,20 @@ public enum VoiceError: Error, Equatable, CustomStringConvertible {
     /// A voice whose engine settings do not decode: name, engine, reason.
     case invalidSettings(String, String, String)
 
+    /// How much of a name an error shows: a request may send a megabyte of it.
+    public static let shownNameLength = 100
+
+    /// `name` as an error shows it: its first ``shownNameLength`` characters, `…` when cut.
+    public static func shortened(_ name: String) -> String {
+        name.dropFirst(shownNameLength).isEmpty ? name : name.prefix(shownNameLength) + "…"
+    }
+
     public var description: String {
         switch self {
         case .unknown(let name, let suggestions):
             let hint =
                 suggestions.isEmpty ? "" : "; did you mean \(suggestions.map { "'\($0)'" }.joined(separator: " or "))?"
-            return "unknown voice '\(name)'\(hint) (speak -v '?' lists voices)"
+            return "unknown voice '\(Self.shortened(name))'\(hint) (speak -v '?' lists voices)"
         case .unreadableDirectory(let path): return "cannot read voices directory \(path)"
         case .invalidFile(let path, let reason): return "invalid voice file \(path): \(reason)"
         case .invalidSettings(let name, let engine, let reason):
