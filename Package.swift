@@ -56,7 +56,11 @@ let package = Package(
         .target(name: "SpeakUpstream", dependencies: ["SpeakKit"]),
         .target(name: "SpeakPiper", dependencies: ["SpeakKit", "CSherpaOnnx"]),
         .target(name: "SpeakWhisper", dependencies: ["SpeakKit", "CWhisper"]),
-        .target(name: "SpeakServer", dependencies: ["SpeakKit", "SpeakMedia", "SpeakUpstream", "CMicroHTTPD"]),
+        // The web page is a plain HTML file, compiled in as bytes (PackageResources.index_html): an installed
+        // binary needs no data directory.
+        .target(
+            name: "SpeakServer", dependencies: ["SpeakKit", "SpeakMedia", "SpeakUpstream", "CMicroHTTPD"],
+            resources: [.embedInCode("Web/index.html")]),
         // Home Assistant's Wyoming protocol over TCP, on the same engine; plain sockets and threads.
         .target(name: "SpeakWyoming", dependencies: ["SpeakKit"]),
 
