@@ -33,16 +33,17 @@ public final class PiperSynthesizer: Synthesizer {
     public static let engineName = "piper"
     /// The rate (words per minute) at which a voice speaks at the model's own length scale.
     public static let normalRate = 175
-    /// The most phoneme code points the model is given at once, at the normal rate: about 4 s of
-    /// speech, some 14 words. The model's memory grows with the audio of the longest piece, and
-    /// ONNX Runtime's arena keeps what it took: after 4,096 digits or emoji a server stood 140 MB
-    /// above where a paragraph left it at this limit, 165 MB at 100, 400 MB at 300.
-    /// `SPEAK_PIPER_PIECE` (16–1000) sets another: longer pieces cut fewer clauses, for more memory.
+    /// The most phoneme code points the model is given at once, at the normal rate: about 8 s of
+    /// speech, some 28 words, so an ordinary sentence stays whole (Piper speaks a sentence at a
+    /// time, and a cut between words is heard as a sentence ending there). Run-on text is cut, so
+    /// the model's memory, which grows with the audio of the longest piece and which ONNX Runtime's
+    /// arena keeps, is bounded by what such a sentence takes.
+    /// `SPEAK_PIPER_PIECE` (16–1000) sets another: shorter pieces take less memory and cut more.
     static let pieceLimit = pieceLimit(environment: ProcessInfo.processInfo.environment)
 
     static func pieceLimit(environment: [String: String]) -> Int {
         guard let text = environment["SPEAK_PIPER_PIECE"], let limit = Int(text), (16...1000).contains(limit) else {
-            return 80
+            return 160
         }
         return limit
     }

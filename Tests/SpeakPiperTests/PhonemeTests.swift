@@ -65,6 +65,18 @@ struct PhonemeTests {
         #expect(split.joined(separator: " ") == sentences.map(\.phonemes).joined(separator: " "))
     }
 
+    @Test("ordinary sentences of up to 25 words stay whole at the default limit, as Piper speaks them")
+    func ordinarySentencesWhole() throws {
+        for text in [
+            "The front door has been open for ten minutes and the temperature outside is dropping fast tonight.",
+            "Please remember that the meeting with the design team has been moved to Thursday afternoon at three"
+                + " o'clock in the large conference room.",
+        ] {
+            let sentences = try PiperPhonemizer.sentences(text, voice: "en-us")
+            #expect(PiperPhonemizer.pieces(sentences, limit: PiperSynthesizer.pieceLimit).count == 1, "\(text)")
+        }
+    }
+
     /// 4,096 characters without a sentence break, as the long requests sent them.
     static let longInputs: [(name: String, text: String)] = [
         ("digits", String((0..<4096).map { Character(String(($0 * 7 + $0 / 10) % 10)) })),
@@ -90,12 +102,12 @@ struct PhonemeTests {
         }
     }
 
-    @Test("pieces are 80 phoneme code points, fewer at slower rates; SPEAK_PIPER_PIECE sets 16–1000")
+    @Test("pieces are 160 phoneme code points, fewer at slower rates; SPEAK_PIPER_PIECE sets 16–1000")
     func pieceLimit() {
-        #expect(PiperSynthesizer.pieceLimit(environment: [:]) == 80)
+        #expect(PiperSynthesizer.pieceLimit(environment: [:]) == 160)
         #expect(PiperSynthesizer.pieceLimit(environment: ["SPEAK_PIPER_PIECE": "200"]) == 200)
         for ignored in ["5", "2000", "many", ""] {
-            #expect(PiperSynthesizer.pieceLimit(environment: ["SPEAK_PIPER_PIECE": ignored]) == 80)
+            #expect(PiperSynthesizer.pieceLimit(environment: ["SPEAK_PIPER_PIECE": ignored]) == 160)
         }
         #expect(PiperSynthesizer.pieceLimit(speed: 1) == PiperSynthesizer.pieceLimit)
         #expect(PiperSynthesizer.pieceLimit(speed: 4) == PiperSynthesizer.pieceLimit)
