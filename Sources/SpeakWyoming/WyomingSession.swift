@@ -205,14 +205,16 @@ final class WyomingSession {
             }
             if case .string(let speaker)? = request?["speaker"] {
                 guard let spoken = service.speakers.voice(chosen, speaker) else {
-                    throw Refusal(text: "voice '\(chosen.name)' has no speaker '\(speaker)'", code: "unknown-speaker")
+                    throw Refusal(
+                        text: "voice '\(chosen.name)' has no speaker '\(VoiceError.shortened(speaker))'",
+                        code: "unknown-speaker")
                 }
                 chosen = spoken
             }
         } else if case .string(let language)? = request?["language"] {
             guard let voice = engine.preferredVoice(forLanguage: language.replacingOccurrences(of: "_", with: "-"))
             else {
-                throw Refusal(text: "no voice speaks '\(language)'", code: "unknown-voice")
+                throw Refusal(text: "no voice speaks '\(VoiceError.shortened(language))'", code: "unknown-voice")
             }
             chosen = voice
         } else {

@@ -140,8 +140,11 @@ async def language(port, tag, text):
         samples = 0
         while True:
             event = await read(client)
-            if event is None or Error.is_type(event.type):
-                return {"error": Error.from_event(event).code if event else "closed"}
+            if event is None:
+                return {"error": "closed"}
+            if Error.is_type(event.type):
+                error = Error.from_event(event)
+                return {"error": error.code, "text": error.text}
             if AudioChunk.is_type(event.type):
                 samples += len(AudioChunk.from_event(event).audio) // 2
             if event.type == "audio-stop":

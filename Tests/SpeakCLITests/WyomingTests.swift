@@ -94,6 +94,10 @@ final class WyomingTests {
         #expect(
             abs(spoken - french) < french / 20, "fr_FR spoke \(spoken) samples: amelie \(french), default \(english)")
         #expect(try server.client("language", ["xx", text])["error"] as? String == "unknown-voice")
+        // A tag of 50,000 characters is not echoed whole.
+        let long = try server.client("language", [String(repeating: "x", count: 50_000), text])
+        #expect(long["error"] as? String == "unknown-voice")
+        #expect(((long["text"] as? String)?.count ?? .max) < 200, "\(String(describing: long["text"]).prefix(300))")
     }
 
     @Test("a client that stops reading does not hold up another: its audio waits in memory, not the worker")
