@@ -85,12 +85,15 @@ let package = Package(
                 ])
             ]),
 
+        // Test-only engines (a scripted synthesizer, a fixed transcriber) that plug in as real ones do.
+        .target(name: "SpeakTestSupport", dependencies: ["SpeakKit"], path: "Tests/SpeakTestSupport"),
         .testTarget(
-            name: "SpeakKitTests", dependencies: ["SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream"]),
+            name: "SpeakKitTests",
+            dependencies: ["SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakTestSupport"]),
         .testTarget(name: "SpeakWhisperTests", dependencies: ["SpeakWhisper", "SpeakKit"]),
         .testTarget(name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx"]),
         .testTarget(name: "SpeakServerTests", dependencies: ["SpeakServer", "SpeakKit"]),
-        .testTarget(name: "SpeakWyomingTests", dependencies: ["SpeakWyoming", "SpeakKit"]),
+        .testTarget(name: "SpeakWyomingTests", dependencies: ["SpeakWyoming", "SpeakKit", "SpeakTestSupport"]),
         // These run the built `speak` and `speak-full`, which `swift build --build-tests` builds with them.
         .testTarget(name: "SpeakCLITests", dependencies: ["SpeakKit", "SpeakCLI", "SpeakMedia"]),
     ],

@@ -39,6 +39,11 @@ package struct LocalServerHandoff: Synthesizer {
     }
 
     package func problems(with voices: [Voice]) -> [String: String] { local.problems(with: voices) }
+    package func speakers(of voice: Voice) -> [String] { local.speakers(of: voice) }
+    package func voice(_ voice: Voice, speakingAs speaker: String) -> Voice? { local.voice(voice, speakingAs: speaker) }
+    package func phonemes(of text: String, options: SpeechOptions, ipa: Bool) throws -> String? {
+        try local.phonemes(of: text, options: options, ipa: ipa)
+    }
 }
 
 /// One `POST /v1/audio/speech` over the local socket, its answer read as it streams. WAV, not

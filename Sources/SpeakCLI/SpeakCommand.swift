@@ -69,10 +69,12 @@ package struct SpeakCommand {
                 voice: voice, rate: options.rate, pitch: options.pitch, volume: options.volume, ssml: ssml),
             mp3: MP3Settings(sampleRate: options.sampleRate, bitrate: options.bitrate))
         if let notation = options.phonemes {
-            guard let espeak = try tool.synthesizers.synthesizer(for: voice.engine) as? EspeakSynthesizer else {
+            let synthesizer = try tool.synthesizers.synthesizer(for: voice.engine)
+            guard let phonemes = try synthesizer.phonemes(of: text, options: request.options, ipa: notation == .ipa)
+            else {
                 throw UsageError("-x and --ipa show espeak-ng's phonemes; '\(voice.name)' is a \(voice.engine) voice")
             }
-            return print(try espeak.phonemes(text, options: request.options, ipa: notation == .ipa), terminator: "")
+            return print(phonemes, terminator: "")
         }
         var cache: ReplyCache?
         if options.cache {

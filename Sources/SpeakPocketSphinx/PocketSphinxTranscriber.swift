@@ -42,6 +42,17 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
 
     private static let grammarSearch = "expected"
 
+    /// What a pool of the default model's decoders is, told before one is loaded.
+    public static let englishUS = TranscriberDescription(
+        name: "CMU pocketsphinx, US English", model: "en-us", languages: ["en"])
+
+    public var about: TranscriberDescription? {
+        model == .englishUS
+            ? Self.englishUS
+            : TranscriberDescription(
+                name: "CMU pocketsphinx", model: (model.acousticModel as NSString).lastPathComponent, languages: [])
+    }
+
     /// Loads the model; `ps_init`.
     public init(model: PocketSphinxModel = .englishUS) throws(PocketSphinxError) {
         self.model = model

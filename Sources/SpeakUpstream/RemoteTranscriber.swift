@@ -64,6 +64,11 @@ public struct RemoteTranscriber: Transcriber {
         try transcribeWithReport(audio, options: options).transcript
     }
 
+    /// The upstream's languages are its own: none are claimed for it.
+    public var about: TranscriberDescription? {
+        TranscriberDescription(name: "an OpenAI-compatible transcription server", model: "upstream", languages: [])
+    }
+
     /// The transcript, and notices worth showing the user: today, requests billed as longer than
     /// they are (OpenAI-compatible APIs only; another `speak serve` bills nothing).
     public func transcribeWithReport(

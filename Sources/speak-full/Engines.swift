@@ -7,8 +7,9 @@ import SpeakServer
 import SpeakUpstream
 import SpeakWhisper
 
-/// Every engine speak-full carries, registered here and only here: adding an engine is a line in
-/// this file, and no front end changes.
+/// Every engine speak-full carries, registered here and only here (the light `speak` keeps its own
+/// list in Sources/speak/Engines.swift): adding an engine is a line in this file, and no front end
+/// changes, as each engine describes itself (``Transcriber/about``, ``Synthesizer/speakers(of:)``).
 enum Engines {
     /// The synthesizers, by the names voice files use. espeak-ng runs in this process, or, in the
     /// server, in worker processes (it is one global instance per process).
@@ -66,7 +67,11 @@ enum Engines {
                 // No Whisper model installed: pocketsphinx answers.
             }
         }
-        if let poolSize { return TranscriberPool(size: poolSize) { try PocketSphinxTranscriber() } }
+        if let poolSize {
+            return TranscriberPool(size: poolSize, about: PocketSphinxTranscriber.englishUS) {
+                try PocketSphinxTranscriber()
+            }
+        }
         return try PocketSphinxTranscriber()
     }
 }

@@ -266,8 +266,8 @@ enum ServeCommand {
         var advertisement: ZeroconfAdvertisement?
         if let address = wyoming.address {
             let wyomingService = WyomingService(
-                engine: engine, transcriber: transcriber, transcriberInfo: WyomingFrontEnd.transcriberInfo(transcriber),
-                speakers: WyomingFrontEnd.piperSpeakers, limits: wyoming.limits)
+                engine: engine, transcriber: transcriber, transcriberInfo: .init(transcriber),
+                speakers: .init(engine: engine), limits: wyoming.limits)
             do {
                 wyomingServer = try startWyoming(address, wyomingService)
                 if wyoming.zeroconf { advertisement = try advertise(wyoming.zeroconfName, wyomingServer!.address) }

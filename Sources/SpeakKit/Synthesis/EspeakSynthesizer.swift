@@ -96,6 +96,10 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
         }
     }
 
+    public func phonemes(of text: String, options: SpeechOptions, ipa: Bool) throws -> String? {
+        try phonemes(text, options: options, ipa: ipa)
+    }
+
     /// What espeak-ng would say, as `espeak-ng -x` (mnemonics) or `espeak-ng --ipa` prints it.
     public func phonemes(_ text: String, options: SpeechOptions, ipa: Bool) throws -> String {
         var buffer: UnsafeMutablePointer<CChar>?

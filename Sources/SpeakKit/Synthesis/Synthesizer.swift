@@ -57,6 +57,17 @@ public protocol Synthesizer: Sendable {
     /// The sample rate this voice's PCM will come at, when it is known before synthesis starts
     /// (a player opens its device meanwhile); `nil` when only the first chunk tells.
     func sampleRate(of voice: Voice) -> Int?
+
+    /// The named speakers of a voice whose model speaks as several people, in the model's order;
+    /// empty for a voice of one speaker.
+    func speakers(of voice: Voice) -> [String]
+
+    /// `voice` speaking as `speaker`, one of ``speakers(of:)``; `nil` for a name it does not have.
+    func voice(_ voice: Voice, speakingAs speaker: String) -> Voice?
+
+    /// What the engine would say for `text`, as phonemes: IPA, or with `ipa` false the engine's own
+    /// notation (espeak-ng's `-x` mnemonics). `nil` from an engine that does not show its phonemes.
+    func phonemes(of text: String, options: SpeechOptions, ipa: Bool) throws -> String?
 }
 
 extension Synthesizer {
@@ -64,6 +75,9 @@ extension Synthesizer {
     public func encodedReply(_ text: String, options: SpeechOptions, format: ReplyFormat) throws -> Data? { nil }
     public func source(of voice: Voice) -> String? { nil }
     public func sampleRate(of voice: Voice) -> Int? { nil }
+    public func speakers(of voice: Voice) -> [String] { [] }
+    public func voice(_ voice: Voice, speakingAs speaker: String) -> Voice? { nil }
+    public func phonemes(of text: String, options: SpeechOptions, ipa: Bool) throws -> String? { nil }
 }
 
 /// The engines one process carries, by the names voice files use. Each is made on first use

@@ -4,6 +4,30 @@
 /// keep a pool of transcribers rather than sharing one, unless the transcriber says it pools itself.
 public protocol Transcriber: Sendable {
     func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws -> Transcript
+
+    /// What this transcriber is, for a front end to tell (Wyoming's `info`); `nil` from one that
+    /// cannot transcribe at all (``UnavailableTranscriber``).
+    var about: TranscriberDescription? { get }
+}
+
+extension Transcriber {
+    public var about: TranscriberDescription? { nil }
+}
+
+/// A transcriber's name, model and languages, as it describes itself.
+public struct TranscriberDescription: Sendable, Equatable {
+    /// For people: the engine and what it hears ("CMU pocketsphinx, US English").
+    public var name: String
+    /// The model's name (`base`, `tiny.en`, `en-us`).
+    public var model: String
+    /// Lowercase language codes it hears (`en`, `ha`); empty when it does not say (an upstream).
+    public var languages: [String]
+
+    public init(name: String, model: String, languages: [String]) {
+        self.name = name
+        self.model = model
+        self.languages = languages
+    }
 }
 
 /// What the caller knows about the audio before it is transcribed.

@@ -12,8 +12,14 @@ public final class TranscriberPool: Transcriber, @unchecked Sendable {
     private var idle: [any Transcriber] = []
     private var made = 0
 
-    public init(size: Int, make: @escaping @Sendable () throws -> any Transcriber) {
+    /// What the pool's transcribers are, told without making one.
+    public let about: TranscriberDescription?
+
+    public init(
+        size: Int, about: TranscriberDescription? = nil, make: @escaping @Sendable () throws -> any Transcriber
+    ) {
         self.size = max(1, size)
+        self.about = about
         self.make = make
     }
 
