@@ -1,7 +1,7 @@
 import Foundation
-@testable import SpeakKit
 import Testing
 
+@testable import SpeakKit
 @testable import SpeakPiper
 
 /// What speak feeds a Piper voice against what piper-tts feeds it, sentence by sentence, on
