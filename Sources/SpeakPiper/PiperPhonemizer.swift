@@ -13,7 +13,7 @@ import SpeakKit
 /// from Debian 12's 1.51 in what it writes, not in how it reads the text: the linking `ʲ` after
 /// an /i/ before a vowel (`EspeakSynthesizer.phonemeClauses(_:voice:linkingGlides:)`), and in
 /// American English `ɔː` for the vowel of "four" where 1.51's phoneme table says `oː` (the same
-/// phoneme, `o@`, renamed in the newer table).
+/// phoneme, `o@`, renamed in the newer table), and a clause-final "one" (`unstressingFinalOne`).
 public enum PiperPhonemizer {
     /// One sentence's phonemes as its clauses, so a long sentence can be split at clause marks.
     public struct Sentence: Sendable, Equatable {
@@ -25,11 +25,13 @@ public enum PiperPhonemizer {
     public static func sentences(_ text: String, voice: String) throws -> [Sentence] {
         let clauses = try EspeakSynthesizer.shared().phonemeClauses(text, voice: voice, linkingGlides: true)
         let american = voice.lowercased().hasPrefix("en-us")
+        let english = voice.lowercased().hasPrefix("en")
         var sentences: [Sentence] = []
         var current: [String] = []
         for clause in clauses {
             var phonemes = removingLanguageFlags(clause.phonemes)
             if american { phonemes = phonemes.replacing("oː", with: "ɔː") }
+            if english { phonemes = unstressingFinalOne(phonemes, text: clause.text) }
             phonemes += clause.terminator
             if [",", ":", ";"].contains(clause.terminator) { phonemes += " " }
             current.append(String(String.UnicodeScalarView(phonemes._nfd)))
@@ -40,6 +42,23 @@ public enum PiperPhonemizer {
         }
         if !current.isEmpty { sentences.append(Sentence(clauses: current)) }
         return sentences.filter { !$0.phonemes.isEmpty }
+    }
+
+    /// English "one" and "ones" at the end of a clause (`$unstressend` in espeak-ng's en_list)
+    /// take secondary stress in piper-tts' espeak-ng always ("One, two" is `wˌʌn, tˈuː`), in
+    /// 1.51 only after a stressed word in the same clause: lowered here where 1.51 left it.
+    static func unstressingFinalOne(_ phonemes: String, text: String) -> String {
+        let inWord: (Character) -> Bool = { $0.isLetter || $0 == "'" || $0 == "’" }
+        let lastWord = text.split(whereSeparator: \.isWhitespace).last.map {
+            String($0.drop { !inWord($0) }.reversed().drop { !inWord($0) }.reversed()).lowercased()
+        }
+        guard let lastWord, ["one", "ones", "one's", "one’s"].contains(lastWord) else { return phonemes }
+        for word in ["wˈʌn", "wˈʌnz"] where phonemes == word || phonemes.hasSuffix(" " + word) {
+            let before = phonemes.dropLast(word.count)
+            guard !before.contains("ˈ") else { return phonemes }
+            return before + word.replacing("ˈ", with: "ˌ")
+        }
+        return phonemes
     }
 
     /// espeak-ng marks words it reads in another language with `(fr)` … `(en)`: Piper drops them.

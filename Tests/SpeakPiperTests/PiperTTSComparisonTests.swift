@@ -214,6 +214,13 @@ struct PiperTTSComparisonTests {
         "Boarding begins at gate forty.",
         "Morning coffee is essential.",
         "George and Laura went to Oregon.",
+        "One, two, three, go!",
+        "Plan B: one. Plan C: two.",
+        "Pick one.",
+        "I won.",
+        "The last one's broken; the first ones work.",
+        "See page 1.",
+        "Is it this one or that one?",
     ]
 
     /// Sentences where speak knowingly feeds something else, with what it feeds. None today:

@@ -3,16 +3,19 @@ import FoundationEssentials
 import Glibc
 
 /// One clause of espeak-ng's IPA, as Piper's phonemiser sees it: the phonemes, the punctuation
-/// that ended the clause (`.`, `?`, `!`, `,`, `:`, `;` or nothing) and whether it ends a sentence.
+/// that ended the clause (`.`, `?`, `!`, `,`, `:`, `;` or nothing), whether it ends a sentence,
+/// and the text it was read from.
 public struct EspeakPhonemeClause: Sendable, Equatable {
     public var phonemes: String
     public var terminator: String
     public var endsSentence: Bool
+    public var text: String
 
-    public init(phonemes: String, terminator: String, endsSentence: Bool) {
+    public init(phonemes: String, terminator: String, endsSentence: Bool, text: String = "") {
         self.phonemes = phonemes
         self.terminator = terminator
         self.endsSentence = endsSentence
+        self.text = text
     }
 }
 
@@ -57,16 +60,21 @@ extension EspeakSynthesizer {
             let start = UnsafeRawPointer(buffer.baseAddress!)
             var clauses: [EspeakPhonemeClause] = []
             var pointer: UnsafeRawPointer? = start
+            var readAhead = ""  // the first character of this clause, consumed with the one before
             while let before = pointer {
                 let ipa = api.TextToPhonemes(&pointer, espeakCHARS_UTF8, mode).map { String(cString: $0) } ?? ""
                 let end = pointer ?? start + (buffer.count - 1)
                 let consumed = UnsafeBufferPointer(
                     start: before.assumingMemoryBound(to: UInt8.self), count: max(0, end - before))
-                let (terminator, endsSentence) = Self.clauseEnd(
-                    String(decoding: consumed, as: UTF8.self), readAhead: pointer != nil)
+                var text = String(decoding: consumed, as: UTF8.self)
+                let (terminator, endsSentence) = Self.clauseEnd(text, readAhead: pointer != nil)
+                text = readAhead + text
+                readAhead = ""
+                if pointer != nil, let last = text.unicodeScalars.popLast() { readAhead = String(last) }
                 clauses.append(
                     EspeakPhonemeClause(
-                        phonemes: ipa, terminator: terminator, endsSentence: endsSentence || pointer == nil))
+                        phonemes: ipa, terminator: terminator, endsSentence: endsSentence || pointer == nil, text: text)
+                )
                 if let next = pointer, next <= before { break }  // no progress: never loop
             }
             return clauses
