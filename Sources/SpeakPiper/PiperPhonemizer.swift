@@ -8,6 +8,12 @@ import SpeakKit
 /// Text to the phonemes a Piper voice is fed, as piper-tts makes them: espeak-ng's IPA clause by
 /// clause, `(lang)` switch flags removed, the clause's punctuation kept (with a space after `,`
 /// `:` `;`), decomposed (NFD) into code points, grouped by sentence.
+///
+/// Piper's voices were trained on the espeak-ng that piper-tts carries (1.52-dev), which differs
+/// from Debian 12's 1.51 in what it writes, not in how it reads the text: the linking `ʲ` after
+/// an /i/ before a vowel (`EspeakSynthesizer.phonemeClauses(_:voice:linkingGlides:)`), and in
+/// American English `ɔː` for the vowel of "four" where 1.51's phoneme table says `oː` (the same
+/// phoneme, `o@`, renamed in the newer table), and a clause-final "one" (`unstressingFinalOne`).
 public enum PiperPhonemizer {
     /// One sentence's phonemes as its clauses, so a long sentence can be split at clause marks.
     public struct Sentence: Sendable, Equatable {
@@ -17,13 +23,15 @@ public enum PiperPhonemizer {
 
     /// The sentences of `text`, phonemised with espeak-ng voice `voice` (e.g. `en-us`).
     public static func sentences(_ text: String, voice: String) throws -> [Sentence] {
-        let clauses = try EspeakSynthesizer.shared().phonemeClauses(text, voice: voice)
+        let clauses = try EspeakSynthesizer.shared().phonemeClauses(text, voice: voice, linkingGlides: true)
+        let american = voice.lowercased().hasPrefix("en-us")
         let english = voice.lowercased().hasPrefix("en")
         var sentences: [Sentence] = []
         var current: [String] = []
         for clause in clauses {
             var phonemes = removingLanguageFlags(clause.phonemes)
-            if english { phonemes = asEspeak152English(phonemes) }
+            if american { phonemes = phonemes.replacing("oː", with: "ɔː") }
+            if english { phonemes = unstressingFinalOne(phonemes, text: clause.text) }
             phonemes += clause.terminator
             if [",", ":", ";"].contains(clause.terminator) { phonemes += " " }
             current.append(String(String.UnicodeScalarView(phonemes._nfd)))
@@ -36,42 +44,21 @@ public enum PiperPhonemizer {
         return sentences.filter { !$0.phonemes.isEmpty }
     }
 
-    /// Debian 12's espeak-ng 1.51 against the espeak-ng that piper-tts carries (and Piper's
-    /// English voices were trained on), in English: `oː` (before `ɹ`) is `ɔː` there, and an
-    /// /i/ before a vowel (across a word or syllable boundary) gets a glide `ʲ`: `ðɪʲ ˈɛnd`,
-    /// `bˈiːʲɪŋ`, `pˌiːʲˈɛm`, but not in `iə` or in the diphthongs `aɪ eɪ ɔɪ`.
-    static func asEspeak152English(_ phonemes: String) -> String {
-        let scalars = Array(phonemes.unicodeScalars)
-        var out = String.UnicodeScalarView()
-        let vowels = Set("aæɑɒɔəɚɛɜɪiʊuʌoeɐᵻ".unicodeScalars)
-        let diphthongStarts = Set("aeɔo".unicodeScalars)
-        var index = 0
-        while index < scalars.count {
-            let scalar = scalars[index]
-            if scalar == "o", index + 1 < scalars.count, scalars[index + 1] == "ː" {
-                out.append("ɔ")
-                index += 1
-                continue
-            }
-            out.append(scalar)
-            index += 1
-            guard scalar == "i" || scalar == "ɪ", index == 1 || !diphthongStarts.contains(scalars[index - 2]) else {
-                continue
-            }
-            if index < scalars.count, scalars[index] == "ː" {
-                out.append("ː")
-                index += 1
-            }
-            var next = index
-            let spaced = next < scalars.count && scalars[next] == " "
-            if spaced { next += 1 }
-            let stressed = next < scalars.count && (scalars[next] == "ˈ" || scalars[next] == "ˌ")
-            if stressed { next += 1 }
-            guard next < scalars.count, vowels.contains(scalars[next]) else { continue }
-            if !spaced, !stressed, scalars[next] == "ə" { continue }
-            out.append("ʲ")
+    /// English "one" and "ones" at the end of a clause (`$unstressend` in espeak-ng's en_list)
+    /// take secondary stress in piper-tts' espeak-ng always ("One, two" is `wˌʌn, tˈuː`), in
+    /// 1.51 only after a stressed word in the same clause: lowered here where 1.51 left it.
+    static func unstressingFinalOne(_ phonemes: String, text: String) -> String {
+        let inWord: (Character) -> Bool = { $0.isLetter || $0 == "'" || $0 == "’" }
+        let lastWord = text.split(whereSeparator: \.isWhitespace).last.map {
+            String($0.drop { !inWord($0) }.reversed().drop { !inWord($0) }.reversed()).lowercased()
         }
-        return String(out)
+        guard let lastWord, ["one", "ones", "one's", "one’s"].contains(lastWord) else { return phonemes }
+        for word in ["wˈʌn", "wˈʌnz"] where phonemes == word || phonemes.hasSuffix(" " + word) {
+            let before = phonemes.dropLast(word.count)
+            guard !before.contains("ˈ") else { return phonemes }
+            return before + word.replacing("ˈ", with: "ˌ")
+        }
+        return phonemes
     }
 
     /// espeak-ng marks words it reads in another language with `(fr)` … `(en)`: Piper drops them.

@@ -3,16 +3,19 @@ import FoundationEssentials
 import Glibc
 
 /// One clause of espeak-ng's IPA, as Piper's phonemiser sees it: the phonemes, the punctuation
-/// that ended the clause (`.`, `?`, `!`, `,`, `:`, `;` or nothing) and whether it ends a sentence.
+/// that ended the clause (`.`, `?`, `!`, `,`, `:`, `;` or nothing), whether it ends a sentence,
+/// and the text it was read from.
 public struct EspeakPhonemeClause: Sendable, Equatable {
     public var phonemes: String
     public var terminator: String
     public var endsSentence: Bool
+    public var text: String
 
-    public init(phonemes: String, terminator: String, endsSentence: Bool) {
+    public init(phonemes: String, terminator: String, endsSentence: Bool, text: String = "") {
         self.phonemes = phonemes
         self.terminator = terminator
         self.endsSentence = endsSentence
+        self.text = text
     }
 }
 
@@ -23,29 +26,85 @@ extension EspeakSynthesizer {
     /// espeak-ng 1.51 reports neither the clause's punctuation nor its type, and leaves the text
     /// pointer one character into the next clause (that character's phonemes are in the next
     /// clause all the same), so the punctuation is recovered from the text the clause consumed.
-    public func phonemeClauses(_ text: String, voice: String) throws -> [EspeakPhonemeClause] {
+    ///
+    /// With `linkingGlides`, the linking phoneme `;` that espeak-ng puts between an /i/ and a
+    /// following vowel is written `ʲ`, as the espeak-ng that Piper's voices were trained on writes
+    /// it (its IPA output ignores the `prevPh` condition that hides it): `ðɪʲ ˈɛnd`, `bˈiːʲɪŋ`.
+    public func phonemeClauses(_ text: String, voice: String, linkingGlides: Bool = false) throws
+        -> [EspeakPhonemeClause]
+    {
         let bytes = Array(text.utf8) + [0]
+        let separator = Self.phonemeSeparator
         return try lock.withLock { () throws(EspeakError) -> [EspeakPhonemeClause] in
             try selectVoice(voice)
-            return bytes.withUnsafeBufferPointer { buffer in
-                let start = UnsafeRawPointer(buffer.baseAddress!)
-                var clauses: [EspeakPhonemeClause] = []
-                var pointer: UnsafeRawPointer? = start
-                while let before = pointer {
-                    let ipa = api.TextToPhonemes(&pointer, espeakCHARS_UTF8, 0x02).map { String(cString: $0) } ?? ""
-                    let end = pointer ?? start + (buffer.count - 1)
-                    let consumed = UnsafeBufferPointer(
-                        start: before.assumingMemoryBound(to: UInt8.self), count: max(0, end - before))
-                    let (terminator, endsSentence) = Self.clauseEnd(
-                        String(decoding: consumed, as: UTF8.self), readAhead: pointer != nil)
-                    clauses.append(
-                        EspeakPhonemeClause(
-                            phonemes: ipa, terminator: terminator, endsSentence: endsSentence || pointer == nil))
-                    if let next = pointer, next <= before { break }  // no progress: never loop
+            guard linkingGlides else { return clauses(bytes, mode: 0x02) }
+            // The same text twice, phonemes separated: as IPA and as espeak-ng's own names,
+            // which show the `;` that the IPA leaves out. The slots pair up one to one.
+            var ipa = clauses(bytes, mode: 0x02 | Int32(separator.value) << 8)
+            let names = clauses(bytes, mode: Int32(separator.value) << 8)
+            for index in ipa.indices {
+                let paired = names.count == ipa.count ? names[index].phonemes : nil
+                ipa[index].phonemes = Self.withLinkingGlides(ipa[index].phonemes, names: paired)
+            }
+            return ipa
+        }
+    }
+
+    /// Between phonemes in the two passes of `phonemeClauses`: a private-use character, which
+    /// is in no phoneme's name.
+    static let phonemeSeparator: Unicode.Scalar = "\u{E000}"
+
+    /// The clauses of `bytes` (NUL-terminated UTF-8) in phoneme mode `mode`. Holds `lock`.
+    private func clauses(_ bytes: [UInt8], mode: Int32) -> [EspeakPhonemeClause] {
+        bytes.withUnsafeBufferPointer { buffer in
+            let start = UnsafeRawPointer(buffer.baseAddress!)
+            var clauses: [EspeakPhonemeClause] = []
+            var pointer: UnsafeRawPointer? = start
+            var readAhead = ""  // the first character of this clause, consumed with the one before
+            while let before = pointer {
+                let ipa = api.TextToPhonemes(&pointer, espeakCHARS_UTF8, mode).map { String(cString: $0) } ?? ""
+                let end = pointer ?? start + (buffer.count - 1)
+                let consumed = UnsafeBufferPointer(
+                    start: before.assumingMemoryBound(to: UInt8.self), count: max(0, end - before))
+                var text = String(decoding: consumed, as: UTF8.self)
+                let (terminator, endsSentence) = Self.clauseEnd(text, readAhead: pointer != nil)
+                text = readAhead + text
+                readAhead = ""
+                if pointer != nil, let last = text.unicodeScalars.popLast() { readAhead = String(last) }
+                clauses.append(
+                    EspeakPhonemeClause(
+                        phonemes: ipa, terminator: terminator, endsSentence: endsSentence || pointer == nil, text: text)
+                )
+                if let next = pointer, next <= before { break }  // no progress: never loop
+            }
+            return clauses
+        }
+    }
+
+    /// `ipa` (phonemes split by `phonemeSeparator`) joined, with `ʲ` where `names` (the same
+    /// clause in espeak-ng's phoneme names, split alike) has the linking phoneme `;` and the IPA
+    /// has nothing. A word whose slots do not pair up (an IPA name that starts with a modifier
+    /// letter gets no separator) keeps its IPA as it is.
+    static func withLinkingGlides(_ ipa: String, names: String?) -> String {
+        // Split by code point: a separator must never fuse with the mark after it.
+        func split(_ text: Substring.UnicodeScalarView, by separator: Unicode.Scalar) -> [Substring.UnicodeScalarView] {
+            text.split(separator: separator, omittingEmptySubsequences: false)
+        }
+        let ipaWords = split(Substring(ipa).unicodeScalars, by: " ")
+        let nameWords = names.map { split(Substring($0).unicodeScalars, by: " ") } ?? []
+        var out = String.UnicodeScalarView()
+        for (index, word) in ipaWords.enumerated() {
+            if index > 0 { out.append(" ") }
+            let slots = split(word, by: phonemeSeparator)
+            let nameSlots = ipaWords.count == nameWords.count ? split(nameWords[index], by: phonemeSeparator) : []
+            for (slot, slotIndex) in zip(slots, slots.indices) {
+                out.append(contentsOf: slot)
+                if slot.isEmpty, slots.count == nameSlots.count, String(nameSlots[slotIndex]) == ";" {
+                    out.append("ʲ")
                 }
-                return clauses
             }
         }
+        return String(out)
     }
 
     /// The punctuation that ends a clause whose text (plus, with `readAhead`, the next clause's
@@ -65,8 +124,13 @@ extension EspeakSynthesizer {
             // An ellipsis ends no clause type Piper names.
             if scalars.count >= 2, scalars[scalars.count - 2] == "." { return ("", newlines >= 2) }
             return (".", true)
-        case "?", "!": return (String(last), true)
+        case "?", "!":
+            // A run such as `?!` takes its type from its first mark, as espeak-ng reads it.
+            let run = scalars.reversed().prefix { $0 == "?" || $0 == "!" }
+            return (String(run.last ?? last), true)
         case ",", ":", ";": return (String(last), false)
+        // espeak-ng's "extended dashes" (en and em dash and their kin) end a clause as `;` does.
+        case "\u{2013}", "\u{2014}", "\u{2E3A}", "\u{2E3B}", "\u{FE31}", "\u{FE32}": return (";", false)
         case "…": return ("", newlines >= 2)
         default: return ("", newlines >= 2)
         }
