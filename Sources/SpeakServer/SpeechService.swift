@@ -226,9 +226,11 @@ public final class SpeechService: Sendable {
         return try voice(named: name)
     }
 
+    /// The voice named `name` (the default for `nil`). Whether it can speak here is asked only of a
+    /// reply that is made (``SpeechEngine/plan(_:whole:)``): one made before is served from the cache.
     func voice(named name: String?) throws -> Voice {
         do {
-            return try engine.voice(named: name)
+            return try engine.resolveVoice(named: name, refusingUnavailable: false)
         } catch {
             if let name, Self.openAIVoices.contains(name.lowercased()) { return openAIVoice }
             throw HTTPError(400, String(describing: error), param: "voice", code: "voice_not_found")
