@@ -316,19 +316,19 @@ public final class SpeechService: Sendable {
     }
 
     /// Speaks on the server's own device, through the same playback lock as the command line,
-    /// and answers once the speech has been heard.
+    /// and answers once the speech has been heard: from the cache when it was made before, and
+    /// naming the fallback voice that spoke if the voice's engine failed.
     func play(_ order: SpeechOrder) throws -> HTTPResponse {
         HTTPResponse(
             body: .deferred { [self] in
                 do {
-                    var seconds = 0.0
-                    try player.play { write in
-                        try engine.synthesize(order.request) { chunk in
-                            seconds += Double(chunk.samples.count) / Double(chunk.sampleRate)
-                            try write(chunk)
-                        }
+                    let outcome = try engine.play(order.request, on: player)
+                    let headers = outcome.fallback.map { fallback in
+                        [("X-Speak-Fallback", fallback.voice), ("X-Speak-Upstream-Error", fallback.reason)]
                     }
-                    return .json(["played": true, "seconds": .number((seconds * 1000).rounded() / 1000)])
+                    return .json(
+                        ["played": true, "seconds": .number((outcome.seconds * 1000).rounded() / 1000)],
+                        headers: headers ?? [])
                 } catch {
                     return Self.response(for: error)
                 }
