@@ -69,6 +69,8 @@ public final class SpeechEngine: Sendable {
         /// The voice that spoke instead of the one asked for, and why (its engine failed).
         public var fallback: (voice: String, reason: String)?
         public var fromCache = false
+        /// How long the speech lasts, in seconds, when it was played (``play(_:on:onProgress:)``).
+        public var seconds = 0.0
     }
 
     public func cacheKey(for request: SynthesisRequest) -> ReplyKey {
@@ -215,27 +217,37 @@ public final class SpeechEngine: Sendable {
         request.format = .mp3
         if let cached = cachedReply(for: request), let pcm = try? PCMBuffer(audio: cached) {
             try player.play(pcm)
-            return Outcome(fromCache: true)
+            return Outcome(fromCache: true, seconds: pcm.duration)
         }
         let synthesizer = try synthesizer(for: request.voice)
         let rate = synthesizer.sampleRate(of: request.voice)
+        var seconds = 0.0
+        func heard(_ chunk: PCMChunk) { seconds += Double(chunk.samples.count) / Double(chunk.sampleRate) }
         guard cache != nil else {
-            return try player.play(expectedSampleRate: rate) { write in
-                try synthesize(request, onProgress: onProgress, onChunk: write)
+            var outcome = try player.play(expectedSampleRate: rate) { write in
+                try synthesize(request, onProgress: onProgress) { chunk in
+                    heard(chunk)
+                    try write(chunk)
+                }
             }
+            outcome.seconds = seconds
+            return outcome
         }
         // An engine that answers whole (an upstream) is stored as it came, then played.
         if !synthesizer.features.contains(.streaming) {
-            let (reply, outcome) = try self.reply(request)
-            try player.play(PCMBuffer(audio: reply))
+            var (reply, outcome) = try self.reply(request)
+            let pcm = try PCMBuffer(audio: reply)
+            try player.play(pcm)
+            outcome.seconds = pcm.duration
             return outcome
         }
         // Played and encoded for the cache as it comes, from one synthesis.
         var entry = beginCacheEntry(for: request)
         defer { entry?.abandon() }
         var encoder: MP3Encoder?
-        let outcome = try player.play(expectedSampleRate: rate) { write in
+        var outcome = try player.play(expectedSampleRate: rate) { write in
             try synthesize(request, onProgress: onProgress) { chunk in
+                heard(chunk)
                 try write(chunk)
                 guard let current = entry else { return }
                 do {
@@ -247,6 +259,7 @@ public final class SpeechEngine: Sendable {
                 }
             }
         }
+        outcome.seconds = seconds
         if outcome.fallback == nil, let current = entry, let encoder {
             do {
                 try current.append(encoder.finish())

@@ -7,21 +7,19 @@ extension SpeechService {
     /// encoded), then `speech.audio.done` with `usage`. From the cache when the reply was made before.
     func speakEvents(_ order: SpeechOrder, client: String?) throws -> HTTPResponse {
         let request = order.request
-        let key = engine.cacheKey(for: request)
-        // Only a reply held in memory is taken here; one on disk is read by the stream, off the
+        // A reply held in memory is taken here; one on disk is read by the stream, off the
         // connection threads.
-        let held = engine.cache?.heldData(for: key)
-        let stored = held == nil && engine.cache?.hasStoredEntry(for: key) == true
-        let cached = held != nil || stored
-        if !cached {
+        let decision = engine.decision(for: request)
+        if case .make = decision {
             try admit(client)
-            if case .failure(let error)? = engine.availability(of: order.voice) { throw error }
+            try engine.refuseIfUnavailable(order.voice)
         }
+        let hit = if case .make = decision { false } else { true }
         // No audio tokens here: the text's tokens are estimated as OpenAI's rule of thumb has it.
         let inputTokens = (order.text.utf8.count + 3) / 4
         let headers = [
             ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
-            ("X-Speak-Cache", cached ? "hit" : "miss"),
+            ("X-Speak-Cache", hit ? "hit" : "miss"),
         ]
         return HTTPResponse(
             headers: headers,
@@ -32,7 +30,13 @@ extension SpeechService {
                 func delta(_ audio: Data) throws {
                     try send(["type": "speech.audio.delta", "audio": .string(audio.base64EncodedString())])
                 }
-                if let cached = held ?? (stored ? engine.cache?.storedData(for: key) : nil) {
+                let cached: Data? =
+                    switch decision {
+                    case .held(let held): held
+                    case .stored(let key): engine.storedReply(key)
+                    case .make: nil
+                    }
+                if let cached {
                     for start in stride(from: 0, to: cached.count, by: 32 << 10) {
                         try delta(cached[start..<min(start + 32 << 10, cached.count)])
                     }

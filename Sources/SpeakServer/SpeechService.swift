@@ -226,9 +226,11 @@ public final class SpeechService: Sendable {
         return try voice(named: name)
     }
 
+    /// The voice named `name` (the default for `nil`). Whether it can speak here is asked only of a
+    /// reply that is made (``SpeechEngine/plan(_:whole:)``): one made before is served from the cache.
     func voice(named name: String?) throws -> Voice {
         do {
-            return try engine.voice(named: name)
+            return try engine.resolveVoice(named: name, refusingUnavailable: false)
         } catch {
             if let name, Self.openAIVoices.contains(name.lowercased()) { return openAIVoice }
             throw HTTPError(400, String(describing: error), param: "voice", code: "voice_not_found")
@@ -243,8 +245,7 @@ public final class SpeechService: Sendable {
     {
         if order.streamFormat == .sse { return try speakEvents(order, client: client) }
         let request = order.request
-        let key = engine.cacheKey(for: request)
-        let etag = "\"\(key.digest)\""
+        let etag = "\"\(engine.cacheKey(for: request).digest)\""
         // Public, so a shared cache (nginx) may keep it, but only per Authorization: one token's
         // reply is never served to another, and the cache keys on a hash of the header, not the token.
         var headers = [
@@ -260,44 +261,41 @@ public final class SpeechService: Sendable {
         {
             return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
         }
-        if let cache = engine.cache {
-            if let held = cache.heldData(for: key) {
-                return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(held))
+        switch engine.decision(for: request) {
+        case .held(let held):
+            return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(held))
+        case .stored(let key):
+            return HTTPResponse(
+                body: .deferred { [self, headers] in
+                    if let stored = engine.storedReply(key) {
+                        return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(stored))
+                    }
+                    // Evicted or damaged since it was seen: made again, whole.
+                    do {
+                        try admit(client)
+                        let plan = try engine.plan(request, whole: true)
+                        return wholeReply(request, headers: Self.missHeaders(headers, plan))
+                    } catch {
+                        return Self.response(for: error)
+                    }
+                })
+        case .make:
+            try admit(client)
+            let plan = try engine.plan(request, whole: whole)
+            headers = Self.missHeaders(headers, plan)
+            guard plan.streams else {
+                // A remote engine answers whole: wait for it, so a fallback voice can say so in the headers.
+                return HTTPResponse(body: .deferred { [self, headers] in wholeReply(request, headers: headers) })
             }
-            if cache.hasStoredEntry(for: key) {
-                // Read and checked on the response threads: a reply of megabytes from disk must not
-                // hold up the connection threads (other hits, /health) meanwhile.
-                return HTTPResponse(
-                    body: .deferred { [self, headers] in
-                        if let stored = cache.storedData(for: key) {
-                            return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(stored))
-                        }
-                        // Evicted or damaged since it was seen: made again, whole.
-                        do {
-                            try admit(client)
-                            return wholeReply(request, headers: try missHeaders(headers, order))
-                        } catch {
-                            return Self.response(for: error)
-                        }
-                    })
-            }
+            return HTTPResponse(
+                headers: headers, body: .stream { [engine] write in try engine.encodeReply(request, write: write) })
         }
-        try admit(client)
-        headers = try missHeaders(headers, order)
-        guard try engine.synthesizer(for: order.voice).features.contains(.streaming), !whole else {
-            // A remote engine answers whole: wait for it, so a fallback voice can say so in the headers.
-            return HTTPResponse(body: .deferred { [self, headers] in wholeReply(request, headers: headers) })
-        }
-        // A voice that cannot speak here is a 503 now, not a 200 cut off after its headers.
-        if case .failure(let error)? = engine.availability(of: order.voice) { throw error }
-        return HTTPResponse(
-            headers: headers, body: .stream { [engine] write in try engine.encodeReply(request, write: write) })
     }
 
     /// A reply's headers when it is made now: a miss, and the upstream that makes it, if any.
-    private func missHeaders(_ headers: [(String, String)], _ order: SpeechOrder) throws -> [(String, String)] {
-        let source = try engine.synthesizer(for: order.voice).source(of: order.voice)
-        return headers + [("X-Speak-Cache", "miss")] + (source.map { [("X-Speak-Upstream", $0)] } ?? [])
+    private static func missHeaders(_ headers: [(String, String)], _ plan: SpeechEngine.ReplyPlan) -> [(String, String)]
+    {
+        headers + [("X-Speak-Cache", "miss")] + (plan.upstream.map { [("X-Speak-Upstream", $0)] } ?? [])
     }
 
     /// The reply made whole, on a response thread. A fallback voice that answered for a remote
@@ -318,19 +316,19 @@ public final class SpeechService: Sendable {
     }
 
     /// Speaks on the server's own device, through the same playback lock as the command line,
-    /// and answers once the speech has been heard.
+    /// and answers once the speech has been heard: from the cache when it was made before, and
+    /// naming the fallback voice that spoke if the voice's engine failed.
     func play(_ order: SpeechOrder) throws -> HTTPResponse {
         HTTPResponse(
             body: .deferred { [self] in
                 do {
-                    var seconds = 0.0
-                    try player.play { write in
-                        try engine.synthesize(order.request) { chunk in
-                            seconds += Double(chunk.samples.count) / Double(chunk.sampleRate)
-                            try write(chunk)
-                        }
+                    let outcome = try engine.play(order.request, on: player)
+                    let headers = outcome.fallback.map { fallback in
+                        [("X-Speak-Fallback", fallback.voice), ("X-Speak-Upstream-Error", fallback.reason)]
                     }
-                    return .json(["played": true, "seconds": .number((seconds * 1000).rounded() / 1000)])
+                    return .json(
+                        ["played": true, "seconds": .number((outcome.seconds * 1000).rounded() / 1000)],
+                        headers: headers ?? [])
                 } catch {
                     return Self.response(for: error)
                 }

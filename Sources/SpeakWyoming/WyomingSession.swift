@@ -197,35 +197,23 @@ final class WyomingSession {
     /// The voice a `voice` object asks for: by name (and speaker), else the best for its language,
     /// else the default voice.
     private func voice(_ request: [String: JSONValue]?) throws -> Voice {
-        let engine = service.engine
-        var chosen: Voice
-        if case .string(let name)? = request?["name"] {
-            do { chosen = try engine.voice(named: name) } catch {
-                throw Refusal(text: error.description, code: "unknown-voice")
-            }
-            if case .string(let speaker)? = request?["speaker"] {
-                guard let spoken = service.speakers.voice(chosen, speaker) else {
-                    throw Refusal(
-                        text: "voice '\(chosen.name)' has no speaker '\(VoiceError.shortened(speaker))'",
-                        code: "unknown-speaker")
+        func string(_ key: String) -> String? {
+            if case .string(let value)? = request?[key] { value } else { nil }
+        }
+        let name = string("name")
+        do {
+            return try service.engine.resolveVoice(
+                named: name, speaker: name == nil ? nil : string("speaker"), language: string("language"),
+                speakerVoice: service.speakers.voice)
+        } catch {
+            let code =
+                switch error {
+                case .unknownVoice, .noVoiceForLanguage: "unknown-voice"
+                case .unknownSpeaker: "unknown-speaker"
+                case .unavailable: "voice-unavailable"
                 }
-                chosen = spoken
-            }
-        } else if case .string(let language)? = request?["language"] {
-            guard let voice = engine.preferredVoice(forLanguage: language.replacingOccurrences(of: "_", with: "-"))
-            else {
-                throw Refusal(text: "no voice speaks '\(VoiceError.shortened(language))'", code: "unknown-voice")
-            }
-            chosen = voice
-        } else {
-            do { chosen = try engine.voice(named: nil) } catch {
-                throw Refusal(text: error.description, code: "unknown-voice")
-            }
+            throw Refusal(text: error.description, code: code)
         }
-        if case .failure(let problem)? = engine.availability(of: chosen) {
-            throw Refusal(text: "voice '\(chosen.name)' cannot speak here: \(problem)", code: "voice-unavailable")
-        }
-        return chosen
     }
 
     /// One `audio-start` … `audio-stop` for the whole text, as Home Assistant reads to the first stop.

@@ -1,0 +1,54 @@
+/// Why a front end's request for a voice is refused, each a one-line message for its client.
+public enum VoiceRefusal: Error, CustomStringConvertible, Sendable {
+    /// No voice has the name.
+    case unknownVoice(VoiceError)
+    /// The voice has no speaker of the name.
+    case unknownSpeaker(voice: String, speaker: String)
+    /// No voice that can speak here has the language.
+    case noVoiceForLanguage(String)
+    /// The voice exists but cannot speak here (its model is missing).
+    case unavailable(voice: String, problem: SynthesisError)
+
+    public var description: String {
+        switch self {
+        case .unknownVoice(let error): error.description
+        case .unknownSpeaker(let voice, let speaker):
+            "voice '\(voice)' has no speaker '\(VoiceError.shortened(speaker))'"
+        case .noVoiceForLanguage(let language): "no voice speaks '\(VoiceError.shortened(language))'"
+        case .unavailable(let voice, let problem): "voice '\(voice)' cannot speak here: \(problem)"
+        }
+    }
+}
+
+extension SpeechEngine {
+    /// The voice a front end asks for: by `name`, else the best here for `language` (BCP 47, `_`
+    /// taken as `-`), else the default voice; as `speaker` if one is named; refused when it cannot
+    /// speak here if `refusingUnavailable`. A front end that answers some requests from the cache
+    /// asks without the refusal and refuses only what it makes (``plan(_:whole:)``).
+    /// - Parameter speakerVoice: the voice speaking as a named speaker, or `nil` when it has none;
+    ///   by default what the voice's engine says.
+    public func resolveVoice(
+        named name: String?, speaker: String? = nil, language: String? = nil, refusingUnavailable: Bool = true,
+        speakerVoice: ((Voice, String) -> Voice?)? = nil
+    ) throws(VoiceRefusal) -> Voice {
+        var chosen: Voice
+        if name == nil, let language {
+            guard let voice = preferredVoice(forLanguage: language) else { throw .noVoiceForLanguage(language) }
+            chosen = voice
+        } else {
+            do { chosen = try voice(named: name) } catch { throw .unknownVoice(error) }
+        }
+        if let speaker {
+            let speaking: Voice? =
+                if let speakerVoice { speakerVoice(chosen, speaker) } else {
+                    (try? synthesizer(for: chosen))?.voice(chosen, speakingAs: speaker)
+                }
+            guard let speaking else { throw .unknownSpeaker(voice: chosen.name, speaker: speaker) }
+            chosen = speaking
+        }
+        if refusingUnavailable, case .failure(let problem)? = availability(of: chosen) {
+            throw .unavailable(voice: chosen.name, problem: problem)
+        }
+        return chosen
+    }
+}
