@@ -94,10 +94,11 @@ public final class SpeechEngine: Sendable {
         let voice = request.voice
         let synthesizer = try self.synthesizer(for: voice)
         var started = false
+        var steady = SteadyRate()
         do {
             try synthesizer.synthesize(request.text, options: request.options, onProgress: onProgress) { chunk in
                 started = true
-                try onChunk(chunk)
+                try steady.pass(chunk, to: onChunk)
             }
             if !started {
                 // Nothing to say (a Piper voice given only punctuation): one empty chunk, so a file
@@ -309,5 +310,25 @@ extension Voice {
     public var fallbackName: String? {
         if case .object(let settings) = settings, case .string(let name)? = settings["fallback"] { return name }
         return nil
+    }
+}
+
+/// Holds a reply to the rate of its first chunk. A synthesizer promises one rate per reply, and
+/// every consumer (the encoder's header, the open device) takes the first chunk's; a chunk at
+/// another rate would otherwise be played or written at the wrong speed, so it is resampled.
+private struct SteadyRate {
+    private var rate: Int?
+    private var resampler: Resampler?
+
+    mutating func pass(_ chunk: PCMChunk, to onChunk: (PCMChunk) throws -> Void) throws {
+        guard let rate, chunk.sampleRate != rate else {
+            rate = rate ?? chunk.sampleRate
+            return try onChunk(chunk)
+        }
+        if resampler?.inputRate != chunk.sampleRate {
+            resampler = Resampler(inputRate: chunk.sampleRate, outputRate: rate)
+        }
+        let converted = resampler!.process(chunk.samples)
+        try converted.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: rate)) }
     }
 }

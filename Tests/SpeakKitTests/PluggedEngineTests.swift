@@ -43,6 +43,26 @@ struct PluggedEngineTests {
         #expect(setup.local.requests.withLock { $0 } == ["hello"])
     }
 
+    @Test("an engine that changes rate mid-reply: every chunk arrives at the first chunk's rate, resampled")
+    func rateChangeMidReply() throws {
+        var script = ScriptedSynthesizer.Script()
+        script.rateChange = (chunk: 1, rate: 8000)
+        script.chunks = 30
+        let setup = Self.setup(script)
+        var rates: Set<Int> = []
+        var samples = 0
+        try setup.engine.synthesize(Self.request()) { chunk in
+            rates.insert(chunk.sampleRate)
+            samples += chunk.samples.count
+        }
+        #expect(rates == [16000])
+        // 160 samples at 16 kHz, then 29 chunks of 160 at 8 kHz: 10 ms + 580 ms, 9,440 samples at 16 kHz.
+        #expect((9438...9440).contains(samples), "\(samples) samples")
+        let (wav, _) = try setup.engine.reply(Self.request())
+        let pcm = try PCMBuffer(audio: wav)
+        #expect(pcm.sampleRate == 16000 && (9438...9440).contains(pcm.samples.count), "\(pcm.samples.count)")
+    }
+
     @Test("an engine that fails after speaking is not replaced: the listener already heard part of it")
     func noFallbackAfterChunks() throws {
         var script = ScriptedSynthesizer.Script()
