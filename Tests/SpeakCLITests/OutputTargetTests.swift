@@ -53,8 +53,8 @@ final class OutputTargetTests {
         #expect(fileType(null) == S_IFCHR)
     }
 
-    @Test("a FIFO gets the whole reply as a stream and stays a FIFO", arguments: ["mp3", "wav"])
-    func fifo(format: String) throws {
+    /// `speak -o FIFO` with a reader on the FIFO: the FIFO's path, speak's result and what was read.
+    func speakIntoFIFO(format: String) throws -> (fifo: String, result: Subprocess.Result, received: Received) {
         let fifo = scratch.appendingPathComponent("reply.\(format)").path
         #expect(mkfifo(fifo, 0o600) == 0)
         // A second name for the FIFO, to release the reader even if speak never opens it.
@@ -70,6 +70,12 @@ final class OutputTargetTests {
         let release = open(spare, O_WRONLY | O_NONBLOCK)
         if release >= 0 { close(release) }
         #expect(done.wait(timeout: .now() + 10) == .success)
+        return (fifo, result, received)
+    }
+
+    @Test("a FIFO gets the whole reply as a stream and stays a FIFO", arguments: ["mp3", "wav"])
+    func fifo(format: String) throws {
+        let (fifo, result, received) = try speakIntoFIFO(format: format)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(fileType(fifo) == S_IFIFO)
         let pcm = try PCMBuffer(audio: received.data)
@@ -81,20 +87,7 @@ final class OutputTargetTests {
         "a FIFO gets say's streamable types through FFmpeg (MP4 in fragments); AIFF, which must seek, is refused",
         arguments: ["m4a", "ogg", "flac", "caf", "aiff"])
     func fifoThroughFFmpeg(format: String) throws {
-        let fifo = scratch.appendingPathComponent("reply.\(format)").path
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let spare = scratch.appendingPathComponent("spare").path
-        #expect(link(fifo, spare) == 0)
-        let received = Received()
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            if let reader = FileHandle(forReadingAtPath: fifo) { received.data = reader.readDataToEndOfFile() }
-            done.signal()
-        }
-        let result = try Speak.run(["-o", fifo, "Streamed through a pipe."])
-        let release = open(spare, O_WRONLY | O_NONBLOCK)
-        if release >= 0 { close(release) }
-        #expect(done.wait(timeout: .now() + 10) == .success)
+        let (fifo, result, received) = try speakIntoFIFO(format: format)
         #expect(fileType(fifo) == S_IFIFO)
         guard format != "aiff" else {
             #expect(result.status == 64 && result.stderr.contains("cannot be streamed into a pipe"), "\(result.stderr)")

@@ -423,9 +423,13 @@ final class SilentListener {
 final class RawConnection {
     let descriptor: Int32
 
-    init(port: Int) throws {
+    /// `receiveBuffer` (bytes) is set before connecting, so the window the server sees is that small.
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.descriptor = descriptor
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
@@ -443,8 +447,9 @@ final class RawConnection {
 
     deinit { close(descriptor) }
 
-    func send(_ text: String) throws {
-        let data = Data(text.utf8)
+    func send(_ text: String) throws { try send(Data(text.utf8)) }
+
+    func send(_ data: Data) throws {
         let sent = data.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == data.count else { throw TestFailure("send failed") }
     }

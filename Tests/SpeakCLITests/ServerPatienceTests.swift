@@ -160,36 +160,16 @@ final class ServerPatienceTests {
 /// A client connection that reads only when told to, with a small receive buffer so a server
 /// writing a long reply soon waits for it.
 final class SlowReader {
-    let descriptor: Int32
+    private let connection: RawConnection
+    private var descriptor: Int32 { connection.descriptor }
     /// Whether reading ended at the server's close (not a deadline).
     private(set) var closedByServer = false
 
     init(port: Int, receiveBuffer: Int32? = 65536) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        if var size = receiveBuffer {
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw TestFailure("cannot connect to \(port): \(String(cString: strerror(errno)))")
-        }
+        connection = try RawConnection(port: port, receiveBuffer: receiveBuffer)
     }
 
-    deinit { close(descriptor) }
-
-    func send(_ data: Data) throws {
-        let sent = data.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        guard sent == data.count else { throw TestFailure("send failed") }
-    }
+    func send(_ data: Data) throws { try connection.send(data) }
 
     /// Sends `chunk` again and again, without blocking, until the server answers, stops the
     /// connection, or `limit` bytes are sent; then the last chunk. Returns the bytes sent.
