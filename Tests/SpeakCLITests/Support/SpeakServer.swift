@@ -104,6 +104,8 @@ struct HTTPReply {
     /// Seconds to the first byte and in all, as curl measured them.
     var firstByte: Double
     var total: Double
+    /// curl's exit status: 0 when the whole reply arrived (a chunked reply cut short is 18).
+    var curlStatus: Int32
 
     var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
     /// OpenAI's error shape: `{"error": {"message", "type", "param", "code"}}`.
@@ -138,5 +140,5 @@ func curl(_ arguments: [String], input: Data? = nil) throws -> HTTPReply {
     return HTTPReply(
         status: status, headers: headers,
         body: (try? Data(contentsOf: URL(fileURLWithPath: scratch.path + ".body"))) ?? Data(),
-        firstByte: Double(figures[1]) ?? 0, total: Double(figures[2]) ?? 0)
+        firstByte: Double(figures[1]) ?? 0, total: Double(figures[2]) ?? 0, curlStatus: result.status)
 }
