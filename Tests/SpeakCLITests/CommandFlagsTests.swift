@@ -54,7 +54,8 @@ struct CommandFlagsTests {
     func help() throws {
         var picked = Picked()
         let help = try #require(
-            throws: HelpRequested.self, performing: { try Self.flags.scan(["--loud", "--help"], into: &picked) { _, _ in } }
+            throws: HelpRequested.self,
+            performing: { try Self.flags.scan(["--loud", "--help"], into: &picked) { _, _ in } }
         ).text
         #expect(
             help == """
