@@ -128,13 +128,10 @@ enum AskCommand {
                 throw InputError(code: .notUnderstood, message: "not understood: nothing recognised in the answer")
             }
             if json {
-                let object: [String: Any] = [
-                    "answer": transcript.text, "seconds": (answer.duration * 100).rounded() / 100,
+                let object: JSONValue = [
+                    "answer": .string(transcript.text), "seconds": .number((answer.duration * 100).rounded() / 100),
                 ]
-                print(
-                    String(
-                        decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
-                        as: UTF8.self))
+                print(object.canonical)
             } else {
                 print(transcript.text)
             }

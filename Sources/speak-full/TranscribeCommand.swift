@@ -201,12 +201,11 @@ enum TranscribeCommand {
     }
 
     static func json(file: String, _ transcript: Transcript) -> String {
-        let object: [String: Any] = [
-            "file": file, "text": transcript.text, "duration": (transcript.duration * 1000).rounded() / 1000,
+        let object: JSONValue = [
+            "file": .string(file), "text": .string(transcript.text),
+            "duration": .number((transcript.duration * 1000).rounded() / 1000),
         ]
-        return String(
-            decoding: (try? JSONSerialization.data(
-                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(), as: UTF8.self)
+        return object.canonical
     }
 }
 
