@@ -38,148 +38,135 @@ package struct Options {
 
     package enum PhonemeNotation { case mnemonics, ipa }
 
-    // Flags by every name they answer to. Computed: key paths are not Sendable, so no static lets.
-    /// Flags that take a value.
-    private static var valued: [String: WritableKeyPath<Options, String?>] {
-        [
-            "-v": \.voiceName, "--voice": \.voiceName,
-            "-a": \.deviceValue, "--device": \.deviceValue, "--audio-device": \.deviceValue,
-            "-o": \.output, "--output": \.output, "--output-file": \.output,
-            "--file-format": \.fileFormat, "--data-format": \.dataFormat, "--channels": \.channels,
-            "-f": \.inputFile, "--input-file": \.inputFile,
-            "--play": \.playFile,
-            "--voices-dir": \.voicesDirectory,
-            "--remote": \.remote, "--token": \.token,
-        ]
+    /// Every flag `speak` takes, in the order `speak --help` lists them.
+    package static var commandFlags: CommandFlags<Options> {
+        CommandFlags(command: "speak", summary: helpSummary, flags: flags, epilogue: helpEpilogue)
     }
-    /// The values a numeric flag takes, and how its error message names them.
-    private enum Allowed {
-        case range(ClosedRange<Int>)
-        case oneOf([Int])
 
-        func contains(_ number: Int) -> Bool {
-            switch self {
-            case .range(let range): range.contains(number)
-            case .oneOf(let values): values.contains(number)
-            }
-        }
+    private typealias Flag = CommandFlags<Options>.Flag
 
-        var phrase: String {
-            switch self {
-            case .range(let range): "a whole number from \(range.lowerBound) to \(range.upperBound)"
-            case .oneOf(let values):
-                values.dropLast().map(String.init).joined(separator: ", ") + " or \(values.last.map(String.init) ?? "")"
-            }
-        }
-    }
-    private static var numeric: [String: (WritableKeyPath<Options, Int?>, Allowed, String)] {
+    // Computed: key paths and closures over them are not Sendable, so no static lets.
+    private static var flags: [Flag] {
         [
-            "-r": (\.rateValue, .range(80...450), "rate (words per minute)"),
-            "--rate": (\.rateValue, .range(80...450), "rate (words per minute)"),
-            "-p": (\.pitchValue, .range(0...100), "pitch"), "--pitch": (\.pitchValue, .range(0...100), "pitch"),
-            "--volume": (\.volumeValue, .range(0...200), "volume"),
-            "--bitrate": (\.bitrateValue, .range(MP3Settings.bitrates), "MP3 bit rate (kbps)"),
-            "--sample-rate": (\.sampleRateValue, .oneOf(MP3Settings.sampleRates), "MP3 sample rate (Hz)"),
-            "--bit-rate": (\.bitRateBPS, .range(8000...320_000), "bit rate (bits per second)"),
-            "--quality": (\.quality, .range(0...127), "quality"),
-        ]
-    }
-    private static var switches: [String: WritableKeyPath<Options, Bool>] {
-        [
-            "--ssml": \.ssml, "--progress": \.progress, "--cache": \.cache, "-q": \.quiet, "--quiet": \.quiet,
-            "-h": \.help, "--help": \.help, "--version": \.version,
-        ]
-    }
-    private static var allFlags: [String] {
-        Array(valued.keys) + Array(numeric.keys) + Array(switches.keys) + [
-            "-x", "--phonemes", "--ipa", "--no-wait", "--no-embedded",
+            .value(
+                "-v", "--voice", value: "NAME",
+                help: """
+                    voice to speak with; -v '?' lists voices; a macOS voice name (Alex,
+                    Samantha, Daniel…) picks the closest voice here
+                    """
+            ) { $0.voiceName = $1 },
+            .number(
+                "-r", "--rate", value: "WPM", in: SpeechOptions.rateRange, what: "rate (words per minute)",
+                help: "words per minute, 80 to 450 (default: the voice's)"
+            ) { $0.rate = $1 },
+            .number(
+                "-p", "--pitch", value: "N", in: SpeechOptions.pitchRange, what: "pitch",
+                help: "pitch, 0 to 100 (default: the voice's)"
+            ) { $0.pitch = $1 },
+            .number("--volume", value: "N", in: 0...200, what: "volume", help: "volume, 0 to 200; 100 is normal") {
+                $0.volume = $1
+            },
+            .value(
+                "-a", "--device", "--audio-device", value: "NAME",
+                help: "ALSA playback device (default: default); -a '?' lists devices"
+            ) { $0.device = $1 },
+            .value(
+                "-o", "--output", "--output-file", value: "FILE",
+                help: """
+                    write FILE instead of playing: .mp3, .wav, .m4a, .aiff, .caf, .ogg, .opus, .flac
+                    (all but .mp3 and .wav through speak-full's FFmpeg); - is standard output (WAV)
+                    """
+            ) { $0.output = $1 },
+            .value(
+                "--file-format", value: "F",
+                help: """
+                    the file type, when FILE's extension does not say: say's names (WAVE, m4af,
+                    AIFF, caff…) or an extension; --file-format=? lists them
+                    """
+            ) { $0.fileFormat = $1 },
+            .value(
+                "--data-format", value: "D",
+                help: """
+                    what the file holds, as say names it: LEI16, BEI24, LEF32… with @RATE
+                    (LEI16@16000), aac, alac, opus, vorbis, ulaw; --data-format=? lists them
+                    """
+            ) { $0.dataFormat = $1 },
+            .number(
+                "--bit-rate", value: "BPS", in: 8000...320_000, what: "bit rate (bits per second)",
+                help: "bits per second for AAC, Opus, Vorbis or MP3 (say's flag)"
+            ) { $0.bitRateBPS = $1 },
+            .number(
+                "--quality", value: "N", in: 0...127, what: "quality",
+                help: "say's converter quality, 0 to 127: taken, and changes nothing here"
+            ) { $0.quality = $1 },
+            .value("--channels", value: "1", help: "say's flag: speak writes mono only") { _, channels in
+                guard channels == "1" else {
+                    throw UsageError("speak writes mono audio: --channels takes 1, not '\(channels)'")
+                }
+            },
+            .number(
+                "--bitrate", value: "KBPS", in: MP3Settings.bitrates, what: "MP3 bit rate (kbps)",
+                help: "MP3 bit rate, 32 to 64 (default 32)"
+            ) { $0.bitrate = $1 },
+            .value("--sample-rate", value: "HZ", help: "MP3 sample rate: 16000, 22050 or 24000 (default 22050)") {
+                let rates = MP3Settings.sampleRates
+                guard let rate = Int($1), rates.contains(rate) else {
+                    let phrase = rates.dropLast().map(String.init).joined(separator: ", ") + " or \(rates.last ?? 0)"
+                    throw UsageError("MP3 sample rate (Hz) must be \(phrase), not '\($1)'")
+                }
+                $0.sampleRate = rate
+            },
+            .value(
+                "-f", "--input-file", value: "FILE", help: "read the text from FILE, or from standard input with -"
+            ) { $0.inputFile = $1 },
+            .switch("--ssml", help: "the text is SSML markup") { $0.ssml = true },
+            .switch(
+                "--no-embedded",
+                help: """
+                    read say's embedded commands ([[slnc 500]], [[rate 300]], [[volm 0.5]],
+                    [[emph +]]) as text instead of obeying them
+                    """
+            ) { $0.embedded = false },
+            .switch("-x", "--phonemes", help: "print espeak-ng's phoneme mnemonics instead of speaking") {
+                $0.phonemes = .mnemonics
+            },
+            .switch("--ipa", help: "print the phonemes in IPA instead of speaking") { $0.phonemes = .ipa },
+            .value("--play", value: "FILE", help: "play an MP3 or WAV file") { $0.playFile = $1 },
+            .value("--voices-dir", value: "DIR", help: "also load voice files (*.json) from DIR; also $SPEAK_VOICES") {
+                $0.voicesDirectory = $1
+            },
+            .switch("--no-wait", help: "fail with exit 75 if another speak is playing, instead of taking turns") {
+                $0.waitForTurn = false
+            },
+            .switch(
+                "--cache", help: "play a reply spoken before from the cache speak serve shares; store new ones"
+            ) { $0.cache = true },
+            .value("--remote", value: "URL", help: "speak on the machine of the speak serve at URL (POST /play)") {
+                $0.remote = $1
+            },
+            .value("--token", value: "TOKEN", help: "bearer token for --remote (default: $SPEAK_TOKEN)") {
+                $0.token = $1
+            },
+            .switch("--progress", help: "show a progress bar while writing a file") { $0.progress = true },
+            .switch("-q", "--quiet", help: "no progress bar") { $0.quiet = true },
+            .switch("--version", help: "speak's version") { $0.version = true },
         ]
     }
 
     package init(arguments: [String]) throws(UsageError) {
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            if argument == "--" {
-                words += remaining
-                break
-            }
-            guard argument.count > 1, argument.hasPrefix("-") else {
-                words.append(argument)
-                continue
-            }
-            // --flag=value
-            var flag = argument
-            var inlineValue: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                flag = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
-            func value() throws(UsageError) -> String {
-                if let inlineValue { return inlineValue }
-                guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
-                return next
-            }
-            if let path = Self.valued[flag] {
-                self[keyPath: path] = try value()
-            } else if let (path, allowed, what) = Self.numeric[flag] {
-                let text = try value()
-                guard let number = Int(text), allowed.contains(number) else {
-                    throw UsageError("\(what) must be \(allowed.phrase), not '\(text)'")
-                }
-                self[keyPath: path] = number
-            } else if let path = Self.switches[flag], inlineValue == nil {
-                self[keyPath: path] = true
-            } else if inlineValue != nil, Self.allFlags.contains(flag) {
-                throw UsageError("\(flag) takes no value")
-            } else if flag == "-x" || flag == "--phonemes" {
-                phonemes = .mnemonics
-            } else if flag == "--ipa" {
-                phonemes = .ipa
-            } else if flag == "--no-wait" {
-                waitForTurn = false
-            } else if flag == "--no-embedded" {
-                embedded = false
-            } else {
-                let hint =
-                    closestMatches(to: flag, among: Self.allFlags, limit: 1).first.map { "; did you mean \($0)?" } ?? ""
-                throw UsageError("unknown option \(flag)\(hint) (speak --help lists them)")
-            }
+        do {
+            try Self.commandFlags.scan(arguments, into: &self) { $0.words.append($1) }
+        } catch is HelpRequested {
+            help = true
+            return
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw UsageError("\(error)")
         }
         if phonemes != nil, output != nil {
             throw UsageError("-x and --ipa print phonemes and write no audio: leave out -o")
         }
-        if let channels, channels != "1" {
-            throw UsageError("speak writes mono audio: --channels takes 1, not '\(channels)'")
-        }
-    }
-
-    /// say's `--channels`: only 1 is taken.
-    private var channels: String?
-
-    // Optional views of the non-optional fields, so every flag fits one table above.
-    private var deviceValue: String? {
-        get { device }
-        set { device = newValue ?? device }
-    }
-    private var rateValue: Int? {
-        get { rate }
-        set { rate = newValue }
-    }
-    private var pitchValue: Int? {
-        get { pitch }
-        set { pitch = newValue }
-    }
-    private var volumeValue: Int? {
-        get { volume }
-        set { volume = newValue ?? volume }
-    }
-    private var bitrateValue: Int? {
-        get { bitrate }
-        set { bitrate = newValue ?? bitrate }
-    }
-    private var sampleRateValue: Int? {
-        get { sampleRate }
-        set { sampleRate = newValue ?? sampleRate }
     }
 }
 

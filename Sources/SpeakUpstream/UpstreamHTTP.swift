@@ -134,9 +134,8 @@ enum UpstreamHTTP {
 
     /// `error.message` of an OpenAI-shaped error body, as speak serve answers, on one line.
     static func reason(in body: Data) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-            let error = object["error"] as? [String: Any], let message = error["message"] as? String,
-            !message.isEmpty
+        guard case .object(let object)? = try? JSONValue(parsing: body), case .object(let error)? = object["error"],
+            case .string(let message)? = error["message"], !message.isEmpty
         else { return nil }
         return message.split(whereSeparator: \.isNewline).joined(separator: " ")
     }

@@ -80,7 +80,7 @@ public struct EventReader {
         guard let line = try readLine() else { return nil }
         let header: [String: JSONValue]
         do {
-            guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: Data(line)) else {
+            guard case .object(let object) = try JSONValue(parsing: line) else {
                 throw WyomingReadError.badHeader("not a JSON object")
             }
             header = object
@@ -103,7 +103,7 @@ public struct EventReader {
         default: throw .badData("\"data\" is not a JSON object")
         }
         if dataLength > 0 {
-            guard case .object(let more)? = try? JSONDecoder().decode(JSONValue.self, from: Data(dataBytes)) else {
+            guard case .object(let more)? = try? JSONValue(parsing: dataBytes) else {
                 throw .badData("the \(dataLength) bytes of data are not a JSON object")
             }
             data.merge(more) { _, new in new }

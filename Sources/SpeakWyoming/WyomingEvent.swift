@@ -22,11 +22,11 @@ public struct WyomingEvent: Sendable, Equatable {
     /// The bytes to send. The data goes after the header line, as the `wyoming` package writes it,
     /// so the line stays short whatever the data holds.
     public var encoded: [UInt8] {
-        let body = data.isEmpty ? [] : Array(JSONValue.object(data).jsonText.utf8)
+        let body = data.isEmpty ? [] : Array(JSONValue.object(data).canonical.utf8)
         var header: [String: JSONValue] = ["type": .string(type), "version": .string(Self.version)]
         if !body.isEmpty { header["data_length"] = .number(Double(body.count)) }
         if !payload.isEmpty { header["payload_length"] = .number(Double(payload.count)) }
-        return Array(JSONValue.object(header).jsonText.utf8) + [0x0A] + body + payload
+        return Array(JSONValue.object(header).canonical.utf8) + [0x0A] + body + payload
     }
 
     // MARK: - Reading data fields
@@ -49,42 +49,5 @@ public struct WyomingEvent: Sendable, Equatable {
     /// An `error` event: what went wrong in a sentence, and a short code a program can test.
     public static func error(_ text: String, code: String) -> WyomingEvent {
         WyomingEvent("error", ["text": .string(text), "code": .string(code)])
-    }
-}
-
-extension JSONValue {
-    /// Strict JSON: control characters escaped (Python's `json.loads` rejects them raw), whole
-    /// numbers written without a fraction (`22050`, which Python reads as an int).
-    var jsonText: String {
-        switch self {
-        case .null: return "null"
-        case .bool(let value): return value ? "true" : "false"
-        case .number(let value):
-            if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-            return value.isFinite ? String(value) : "null"
-        case .string(let value): return Self.escaped(value)
-        case .array(let values): return "[" + values.map(\.jsonText).joined(separator: ",") + "]"
-        case .object(let members):
-            return "{"
-                + members.sorted { $0.key < $1.key }.map { Self.escaped($0.key) + ":" + $0.value.jsonText }
-                .joined(separator: ",") + "}"
-        }
-    }
-
-    private static func escaped(_ value: String) -> String {
-        var text = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                text += String(format: "\\u%04x", scalar.value)
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text + "\""
     }
 }

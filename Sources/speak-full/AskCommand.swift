@@ -8,62 +8,65 @@ import SpeakUpstream
 /// `speak ask "Deploy to production?" --expect "yes|no"`: the voice round trip. Speaks the
 /// prompt, records the answer until silence, transcribes it, prints it.
 enum AskCommand {
-    static let help = """
-        speak ask: speak a prompt, record the answer until silence, transcribe it, print it.
+    struct Arguments {
+        var prompt: [String] = []
+        var expect: [String]?
+        var json = false
+        var keep = false
+        var voiceName: String?
+        var device = Player.defaultDevice
+        var upstream: TranscriptionUpstream?
+        var local = Engines.LocalTranscriber()
+        var maximumSeconds = MediaDecoder.defaultMaximumSeconds
+        var recording = Recorder.Options(maxDuration: 15, untilSilence: EndPointer.Settings())
+    }
 
-        usage: speak ask "Deploy to production?" [--expect "yes|no"] [--json] [-v voice] [-a device]
-                         [--mic device] [--max-seconds 15] [--timeout 5] [--keep] [--max-duration SECONDS]
-                         [--server URL [--token T] | --openai URL [--model M] [--key-env NAME]]
+    static var flags: CommandFlags<Arguments> {
+        CommandFlags(
+            command: "speak ask",
+            summary: """
+                speak ask: speak a prompt, record the answer until silence, transcribe it, print it.
 
-        --timeout is how long to wait for speech to start; --max-seconds bounds the answer.
-        --max-duration refuses an answer whose audio runs past SECONDS (default
-        \(MediaDecoder.defaultMaximumSeconds)) with exit 65, as speak transcribe does.
-        exit codes: 0 answered (printed), 3 no speech heard, 4 not understood, 5 timed out (still
-        talking at --max-seconds), 6 transcription failed (the recording is kept: speak transcribe
-        --pending retries it), 69 no playback or capture device, 75 device busy, 77 permission denied,
-        and Ctrl-C ends it by SIGINT (130) with no answer printed, the recording kept in the spool.
-        """
+                usage: speak ask "Deploy to production?" [--expect "yes|no"] [--json] [-v voice] [-a device]
+                                 [--mic device] [--max-seconds 15] [--timeout 5] [--keep] [--max-duration SECONDS]
+                                 [--server URL [--token T] | --openai URL [--model M] [--key-env NAME]]
+                """,
+            flags: [
+                .value("--expect", value: "\"A|B\"", help: "the answers expected: recognition picks one of them") {
+                    $0.expect = $1.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+                },
+                .switch("--json", help: "print {\"text\", …} instead of the text") { $0.json = true },
+                .switch("--keep", help: "keep the recording in the spool once transcribed") { $0.keep = true },
+                .value("-v", "--voice", value: "NAME", help: "the voice that asks") { $0.voiceName = $1 },
+                .value("-a", "--device", value: "NAME", help: "ALSA playback device") { $0.device = $1 },
+                .value("--mic", value: "NAME", help: "ALSA capture device") { $0.recording.device = $1 },
+                .named("--max-seconds", value: "N", help: "the longest answer, in seconds (default 15)") {
+                    $0.recording.maxDuration = try RecordCommand.seconds($1, $2)
+                },
+                .named("--timeout", value: "N", help: "how long to wait for speech to start, in seconds") {
+                    $0.recording.untilSilence?.noSpeechTimeout = try RecordCommand.seconds($1, $2)
+                },
+                TranscriptionFlags.maximumDuration(\.maximumSeconds),
+            ] + TranscriptionFlags.local(\.local, upstream: \.upstream) + TranscriptionFlags.upstream(\.upstream),
+            epilogue: """
+                exit codes: 0 answered (printed), 3 no speech heard, 4 not understood, 5 timed out (still
+                talking at --max-seconds), 6 transcription failed (the recording is kept: speak transcribe
+                --pending retries it), 65 the answer runs past --max-duration, 69 no playback or capture
+                device, 75 device busy, 77 permission denied, and Ctrl-C ends it by SIGINT (130) with no
+                answer printed, the recording kept in the spool.
+                """)
+    }
 
     static func main(_ arguments: [String]) -> Int32 {
         runReporting {
-            var prompt: [String] = []
-            var expect: [String]?
-            var json = false
-            var keep = false
-            var voiceName: String?
-            var device = Player.defaultDevice
-            var upstream: TranscriptionUpstream?
-            var local = Engines.LocalTranscriber()
-            var maximumSeconds = MediaDecoder.defaultMaximumSeconds
-            var recording = Recorder.Options(maxDuration: 15, untilSilence: EndPointer.Settings())
-            var remaining = arguments[...]
-            while let argument = remaining.popFirst() {
-                switch argument {
-                case "--expect":
-                    expect = try RecordCommand.value(&remaining, argument).split(separator: "|").map {
-                        $0.trimmingCharacters(in: .whitespaces)
-                    }
-                case "--json": json = true
-                case "--keep": keep = true
-                case "-v", "--voice": voiceName = try RecordCommand.value(&remaining, argument)
-                case "-a", "--device": device = try RecordCommand.value(&remaining, argument)
-                case "--mic": recording.device = try RecordCommand.value(&remaining, argument)
-                case "--max-seconds": recording.maxDuration = try RecordCommand.seconds(&remaining, argument)
-                case "--max-duration": maximumSeconds = try TranscribeCommand.Arguments.maximumDuration(&remaining)
-                case "--timeout":
-                    recording.untilSilence?.noSpeechTimeout = try RecordCommand.seconds(&remaining, argument)
-                case "--":
-                    // The rest is operands, even what starts with '-'.
-                    prompt += remaining
-                    remaining = []
-                case "-h", "--help": throw HelpRequested(text: help)
-                case _ where try TranscribeCommand.parseUpstream(argument, &remaining, into: &upstream): break
-                case _ where try local.parse(argument, &remaining): break
-                case _ where argument.hasPrefix("-") && argument.count > 1:
-                    throw UsageError("unknown option \(argument) (speak ask --help)")
-                default: prompt.append(argument)
-                }
-            }
+            var parsed = Arguments()
+            try flags.scan(arguments, into: &parsed) { $0.prompt.append($1) }
+            let (prompt, expect, json, keep, voiceName) = (
+                parsed.prompt, parsed.expect, parsed.json, parsed.keep, parsed.voiceName
+            )
+            let (device, upstream, local, maximumSeconds, recording) = (
+                parsed.device, parsed.upstream, parsed.local, parsed.maximumSeconds, parsed.recording
+            )
             guard !prompt.isEmpty else { throw UsageError("no question to ask: speak ask \"Deploy to production?\"") }
             // The model loads while the prompt plays, so the answer is ready when the speaker stops.
             let loading = Loading { [upstream, local] in try Engines.transcriber(upstream: upstream, local: local) }
@@ -125,13 +128,10 @@ enum AskCommand {
                 throw InputError(code: .notUnderstood, message: "not understood: nothing recognised in the answer")
             }
             if json {
-                let object: [String: Any] = [
-                    "answer": transcript.text, "seconds": (answer.duration * 100).rounded() / 100,
+                let object: JSONValue = [
+                    "answer": .string(transcript.text), "seconds": .number((answer.duration * 100).rounded() / 100),
                 ]
-                print(
-                    String(
-                        decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
-                        as: UTF8.self))
+                print(object.canonical)
             } else {
                 print(transcript.text)
             }

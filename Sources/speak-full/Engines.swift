@@ -21,31 +21,13 @@ enum Engines {
         ])
     }
 
-    /// Which local transcriber: `--engine whisper|pocketsphinx` and `--model NAME|PATH`.
+    /// Which local transcriber: `--engine whisper|pocketsphinx` and `--model NAME|PATH` (TranscriptionFlags).
     struct LocalTranscriber {
         static let engines = ["whisper", "pocketsphinx"]
         var engine: String?
         var model: String?
         /// Whisper's threads (`speak transcribe --threads`); `nil` lets it share the free cores.
         var threads: Int?
-
-        /// Takes `--engine` and `--model` off the arguments; false if `argument` is neither.
-        mutating func parse(_ argument: String, _ remaining: inout ArraySlice<String>) throws -> Bool {
-            switch argument {
-            case "--engine":
-                guard let name = remaining.popFirst(), Self.engines.contains(name) else {
-                    throw UsageError("--engine is one of \(Self.engines.joined(separator: ", "))")
-                }
-                engine = name
-            case "--model":
-                guard let name = remaining.popFirst() else {
-                    throw UsageError("--model needs a name (base, tiny.en) or a path")
-                }
-                model = name
-            default: return false
-            }
-            return true
-        }
     }
 
     /// The transcriber for `speak transcribe`, `speak ask` and `speak serve`, chosen here only: the

@@ -7,40 +7,60 @@ import SpeakUpstream
 
 /// `speak record` and `speak ask`: the microphone side of the voice round trip.
 enum RecordCommand {
-    static let help = """
-        speak record: record from the microphone (16 kHz mono), into the spool or a file.
+    struct Arguments {
+        var output: String?
+        var fileFormat: String?
+        var options = Recorder.Options()
+        var quiet = false
+    }
 
-        usage: speak record [-o file.wav|file.mp3|-] [--file-format wav|mp3] [--max-seconds N] [--until-silence]
-                            [-a device] [--quiet]
+    static var flags: CommandFlags<Arguments> {
+        CommandFlags(
+            command: "speak record",
+            summary: """
+                speak record: record from the microphone (16 kHz mono), into the spool or a file.
 
-        Stops on Enter or Ctrl-C, after --max-seconds, at 25 MB, or with --until-silence once speech
-        was heard and then 1 s of silence. Without -o the recording stays in the spool (its path is
-        printed) until `speak transcribe --pending` has transcribed it.
-        """
+                usage: speak record [-o file.wav|file.mp3|-] [--file-format wav|mp3] [--max-seconds N] [--until-silence]
+                                    [-a device] [--quiet]
+
+                Stops on Enter or Ctrl-C, after --max-seconds, at 25 MB, or with --until-silence once speech
+                was heard and then 1 s of silence. Without -o the recording stays in the spool (its path is
+                printed) until `speak transcribe --pending` has transcribed it.
+                """,
+            flags: [
+                .value(
+                    "-o", "--output", value: "FILE",
+                    help: "write the recording to FILE (.wav or .mp3; - is standard output)"
+                ) {
+                    $0.output = $1
+                },
+                .value("--file-format", value: "wav|mp3", help: "the file type, when FILE's extension does not say") {
+                    $0.fileFormat = $1
+                },
+                .value("-a", "--device", value: "NAME", help: "ALSA capture device (default: default)") {
+                    $0.options.device = $1
+                },
+                .named("--max-seconds", value: "N", help: "stop after N seconds") {
+                    $0.options.maxDuration = try seconds($1, $2)
+                },
+                .switch("--until-silence", help: "stop after 1 s of silence once speech was heard") {
+                    $0.options.untilSilence = EndPointer.Settings()
+                },
+                .switch("-q", "--quiet", help: "no level meter") { $0.quiet = true },
+            ])
+    }
 
     static func main(_ arguments: [String]) -> Int32 {
         runReporting {
-            var output: String?
-            var fileFormat: String?
-            var options = Recorder.Options()
-            var quiet = false
-            var remaining = arguments[...]
-            while let argument = remaining.popFirst() {
-                switch argument {
-                case "-o", "--output": output = try value(&remaining, argument)
-                case "--file-format": fileFormat = try value(&remaining, argument)
-                case "-a", "--device": options.device = try value(&remaining, argument)
-                case "--max-seconds": options.maxDuration = try seconds(&remaining, argument)
-                case "--until-silence": options.untilSilence = EndPointer.Settings()
-                case "-q", "--quiet": quiet = true
-                case "-h", "--help": throw HelpRequested(text: help)
-                default: throw UsageError("unknown option \(argument) (speak record --help)")
-                }
+            var parsed = Arguments()
+            try flags.scan(arguments, into: &parsed) { _, word in
+                throw UsageError("speak record takes no text, not '\(word)' (speak record --help)")
             }
+            let (output, options) = (parsed.output, parsed.options)
             // Refused before recording, not after.
             // WAV without an extension (a FIFO, /dev/stdout), as before; a name it cannot write is refused.
-            let format = try output.map { try OutputFile.format(of: $0, named: fileFormat, unnamed: .wav) }
-            let recording = try record(with: options, meter: !quiet)
+            let format = try output.map { try OutputFile.format(of: $0, named: parsed.fileFormat, unnamed: .wav) }
+            let recording = try record(with: options, meter: !parsed.quiet)
             guard let output, let format else { return print(recording.url.path) }
             try write(recording, to: output, as: format)
             try options.spool.markDone(recording.url, keep: false)
@@ -94,16 +114,11 @@ enum RecordCommand {
         }
     }
 
-    static func value(_ remaining: inout ArraySlice<String>, _ flag: String) throws -> String {
-        guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
-        return next
-    }
-
     /// A day: a recording stops at 25 MB (13 minutes) anyway.
     static let maximumSeconds = 86_400.0
 
-    static func seconds(_ remaining: inout ArraySlice<String>, _ flag: String) throws -> Double {
-        let text = try value(&remaining, flag)
+    /// `--max-seconds` and `--timeout` (shared with `speak ask`).
+    static func seconds(_ text: String, _ flag: String) throws -> Double {
         guard let seconds = Double(text), seconds > 0, seconds <= maximumSeconds else {
             throw UsageError("\(flag) must be a number of seconds up to \(Int(maximumSeconds)), not '\(text)'")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakCLI
+import SpeakKit
 import SpeakMedia
 import SpeakPocketSphinx
 import SpeakUpstream
@@ -27,16 +28,19 @@ struct RemoteSpeaker {
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        var body: [String: Any] = ["text": text]
-        body["voice"] = options.voiceName
-        body["rate"] = options.rate
-        body["pitch"] = options.pitch
-        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        var body: [String: JSONValue] = ["text": .string(text)]
+        if let voice = options.voiceName { body["voice"] = .string(voice) }
+        if let rate = options.rate { body["rate"] = JSONValue(rate) }
+        if let pitch = options.pitch { body["pitch"] = JSONValue(pitch) }
+        request.httpBody = JSONValue.object(body).data
 
         let (status, data) = try Self.send(request)
-        let message =
-            ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])
-            .flatMap { ($0["error"] as? [String: Any])?["message"] as? String } ?? "HTTP \(status)"
+        var message = "HTTP \(status)"
+        if case .object(let reply)? = try? JSONValue(parsing: data), case .object(let error)? = reply["error"],
+            case .string(let text)? = error["message"]
+        {
+            message = text
+        }
         switch status {
         case 200: return
         case 401:

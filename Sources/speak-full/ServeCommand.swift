@@ -9,7 +9,7 @@ import SpeakWyoming
 
 /// `speak serve`: the HTTP voice reply service.
 enum ServeCommand {
-    static let help = """
+    static let summary = """
         speak serve: the HTTP voice reply service (MP3 over HTTP, OpenAI-compatible), and Home
         Assistant's Wyoming protocol.
 
@@ -19,7 +19,9 @@ enum ServeCommand {
                            [--engine whisper|pocketsphinx] [--model NAME|PATH]   (the local transcriber)
                            [--wyoming tcp://HOST:PORT [--no-http] [--zeroconf [--zeroconf-name NAME]]]
                speak serve --hash-token TOKEN [--name NAME]   (prints a line for the tokens file)
+        """
 
+    static let epilogue = """
         Endpoints: GET / (a web page), /health, /ready, /token, /voices, /v1/models, /v1/audio/voices,
         /speak?text=…; POST /speak, /api/speak, /v1/audio/speech, /play, /api/transcribe,
         /v1/audio/transcriptions, /v1/audio/translations. All but / and /health need
@@ -43,7 +45,7 @@ enum ServeCommand {
     }
 
     /// A file named on the command line that cannot be read is exit 66 (EX_NOINPUT), in one line.
-    private static func readable(_ path: String, _ what: String) throws {
+    static func readable(_ path: String, _ what: String) throws {
         guard access(path, R_OK) == 0 else {
             throw InputError(
                 code: .noInput, message: "cannot read \(what) \(path): \(String(cString: strerror(errno)))")
@@ -51,80 +53,14 @@ enum ServeCommand {
     }
 
     private static func run(_ arguments: [String]) throws {
-        var local = Engines.LocalTranscriber()
-        var configuration = ServerConfiguration()
-        var remaining = arguments[...]
-        var hashToken: String?
-        var tokenName = "client"
-        var overrides: [(inout ServerConfiguration) -> Void] = []
-        var wyoming = WyomingOptions()
-        func value(_ flag: String) throws -> String {
-            guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
-            return next
+        var parsed = Arguments()
+        try flags.scan(arguments, into: &parsed) { _, word in
+            throw UsageError("speak serve takes no operands, not '\(word)' (speak serve --help)")
         }
-        func number(_ flag: String) throws -> Int {
-            let text = try value(flag)
-            guard let number = Int(text), number >= 0 else {
-                throw UsageError("\(flag) must be a whole number, not '\(text)'")
-            }
-            return number
-        }
-        while let flag = remaining.popFirst() {
-            switch flag {
-            case "-h", "--help": throw HelpRequested(text: help)
-            case _ where try local.parse(flag, &remaining): break
-            case "--config":
-                let path = try value(flag)
-                try readable(path, "config")
-                do { configuration = try ServerConfiguration(file: URL(fileURLWithPath: path)) } catch {
-                    throw InputError(code: .dataError, message: "cannot read config \(path): \(error)")
-                }
-            case "--host":
-                let host = try value(flag)
-                overrides.append { $0.host = host }
-            case "--port":
-                let port = try number(flag)
-                overrides.append { $0.port = port }
-            case "--tokens":
-                let file = try value(flag)
-                overrides.append { $0.tokensFile = file }
-            case "--cache-dir":
-                let directory = try value(flag)
-                overrides.append { $0.cacheDirectory = directory }
-            case "--cache-bytes":
-                let bytes = try number(flag)
-                overrides.append { $0.cacheBytes = bytes }
-            case "--workers":
-                let workers = try number(flag)
-                overrides.append { $0.workers = workers }
-            case "--threads":
-                let threads = try number(flag)
-                overrides.append { $0.threads = threads }
-            case "--voices-dir":
-                let directory = try value(flag)
-                overrides.append { $0.voicesDirectory = directory }
-            case "--device", "-a":
-                let device = try value(flag)
-                overrides.append { $0.device = device }
-            case "--rate-limit":
-                let limit = try number(flag)
-                overrides.append { $0.rateLimitPerMinute = limit }
-            case "--hash-token": hashToken = try value(flag)
-            case "--wyoming":
-                let uri = try value(flag)
-                switch Result(catching: { () throws(WyomingServerError) in try WyomingAddress(uri: uri) }) {
-                case .success(let address): wyoming.address = address
-                case .failure(let error): throw UsageError(error.description)
-                }
-            case "--no-http": wyoming.httpToo = false
-            case "--zeroconf": wyoming.zeroconf = true
-            case "--zeroconf-name":
-                wyoming.zeroconfName = try value(flag)
-                wyoming.zeroconf = true
-            case "--name": tokenName = try value(flag)
-            default: throw UsageError("unknown option \(flag) (speak serve --help lists them)")
-            }
-        }
+        var (configuration, wyoming) = (parsed.configuration, parsed.wyoming)
+        let (local, hashToken, tokenName, overrides) = (
+            parsed.local, parsed.hashToken, parsed.tokenName, parsed.overrides
+        )
         if let hashToken {
             guard !hashToken.allSatisfy(\.isWhitespace) else {
                 throw UsageError("--hash-token needs a token, not blanks")

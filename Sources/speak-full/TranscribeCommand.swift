@@ -12,41 +12,86 @@ enum TranscribeCommand {
         var isSubtitles: Bool { self == .srt || self == .vtt }
     }
 
-    static let help = """
-        speak transcribe: audio files (wav, mp3, m4a, webm, ogg, flac) to text.
+    static var flags: CommandFlags<Arguments> {
+        CommandFlags(
+            command: "speak transcribe",
+            summary: """
+                speak transcribe: audio files (wav, mp3, m4a, webm, ogg, flac) to text.
 
-        usage: speak transcribe FILE… [--expect "yes|no|cancel"] [--language en] [--translate]
-                                [--prompt TEXT] [--temperature T] [--format text|json|srt|vtt]
-                                [-o FILE] [--progress] [--max-duration SECONDS]
-               speak transcribe --pending [--keep]     (retry the recordings waiting in the spool)
+                usage: speak transcribe FILE… [--expect "yes|no|cancel"] [--language en] [--translate]
+                                        [--prompt TEXT] [--temperature T] [--format text|json|srt|vtt]
+                                        [-o FILE] [--progress] [--max-duration SECONDS]
+                       speak transcribe --pending [--keep]     (retry the recordings waiting in the spool)
 
-        Recognition is local unless an upstream is named: Whisper (whisper.cpp) when a model is
-        installed, else pocketsphinx.
-          --engine whisper|pocketsphinx   pick the local recogniser
-          --model NAME|PATH               the Whisper model: base, tiny.en, or a ggml-*.bin file
-                                          (looked up in $SPEAK_MODELS, ~/.local/share/speak/models,
-                                          PREFIX/share/speak/models)
-          --threads N                     Whisper's threads (default: the free cores)
-          --server URL [--token T]        another speak serve's /api/transcribe (token: $SPEAK_TOKEN)
-          --openai URL [--model M]        an OpenAI-compatible API, e.g. https://api.groq.com/openai
-                   [--key-env NAME]       (default model whisper-large-v3-turbo; key from $NAME,
-                                           default OPENAI_API_KEY)
-        FILE - is standard input (`speak record -o - | speak transcribe -`). With several
-        files each line is "FILE: text", as grep names them; a file that fails is reported on
-        standard error and the others go on (the exit code is the last failure's).
-        --expect restricts recognition to the listed phrases: the reliable mode for answers in
-        scripts. --translate gives the text in English whatever was spoken (a multilingual Whisper
-        model such as base; an English-only recogniser transcribes). --prompt is text that comes
-        before the audio or spells its names; --temperature (0...1) Whisper's first sampling
-        temperature. --format json prints {"file","text","duration"} per file (--json for short);
-        srt and vtt print one file's subtitles, a cue per segment (Whisper's phrases, pocketsphinx's
-        words). -o FILE appends the lines to FILE instead of printing them (subtitles replace FILE).
-        --progress draws a bar per file on standard error as long recordings are transcribed window
-        by window. --max-duration refuses a file whose audio runs past SECONDS (default
-        \(MediaDecoder.defaultMaximumSeconds), as speak serve) with exit 65 before any of it is
-        transcribed; a long file is decoded and transcribed five minutes at a time, so memory does
-        not grow with its length. A spooled recording is deleted only once its text is on disk.
-        """
+                Recognition is local unless an upstream is named (--server, --openai): Whisper
+                (whisper.cpp) when a model is installed, else pocketsphinx.
+                FILE - is standard input (`speak record -o - | speak transcribe -`). With several
+                files each line is "FILE: text", as grep names them; a file that fails is reported on
+                standard error and the others go on (the exit code is the last failure's).
+                A long file is decoded and transcribed five minutes at a time, so memory does not grow
+                with its length. A spooled recording is deleted only once its text is on disk.
+                """,
+            flags: [
+                .value(
+                    "--expect", value: "\"A|B\"",
+                    help: "restrict recognition to the listed phrases: the reliable mode for answers in scripts"
+                ) {
+                    $0.expect = $1.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                        !$0.isEmpty
+                    }
+                },
+                .value("--language", value: "CODE", help: "the language spoken (en, de…); default: detected") {
+                    $0.language = $1
+                },
+                .switch(
+                    "--translate",
+                    help: """
+                        the text in English whatever was spoken (a multilingual Whisper model such as base;
+                        an English-only recogniser transcribes)
+                        """
+                ) { $0.translate = true },
+                .value("--prompt", value: "TEXT", help: "text that comes before the audio or spells its names") {
+                    $0.prompt = $1
+                },
+                .value("--temperature", value: "T", help: "Whisper's first sampling temperature, 0...1") {
+                    guard let value = Double($1), (0...1).contains(value) else {
+                        throw UsageError("--temperature needs a number in 0...1")
+                    }
+                    $0.temperature = value
+                },
+                .value(
+                    "--format", value: "F",
+                    help: """
+                        text, json ({"file","text","duration"} per file), or srt or vtt (one file's
+                        subtitles, a cue per segment: Whisper's phrases, pocketsphinx's words)
+                        """
+                ) {
+                    guard let format = Format(rawValue: $1) else {
+                        throw UsageError("--format is one of text, json, srt, vtt")
+                    }
+                    $0.format = format
+                },
+                .switch("--json", help: "--format json") { $0.format = .json },
+                .value(
+                    "-o", "--output", value: "FILE",
+                    help: "append the lines to FILE instead of printing them (subtitles replace FILE)"
+                ) { $0.output = $1 },
+                .switch("--progress", help: "a bar per file on standard error, window by window") {
+                    $0.progress = true
+                },
+                TranscriptionFlags.maximumDuration(\.maximumSeconds),
+                .switch("--pending", help: "transcribe the recordings waiting in the spool") { $0.pending = true },
+                .switch("--keep", help: "with --pending, keep the recordings once transcribed") { $0.keep = true },
+            ]
+                + TranscriptionFlags.local(\.local, upstream: \.upstream)
+                + [
+                    .number(
+                        "--threads", value: "N", in: 1...64, what: "--threads",
+                        help: "Whisper's threads (default: the free cores)"
+                    ) { $0.local.threads = $1 }
+                ]
+                + TranscriptionFlags.upstream(\.upstream))
+    }
 
     struct Arguments {
         var files: [String] = []
@@ -65,58 +110,7 @@ enum TranscribeCommand {
         var local = Engines.LocalTranscriber()
 
         init(_ arguments: [String]) throws {
-            var remaining = arguments[...]
-            while let argument = remaining.popFirst() {
-                switch argument {
-                case "--expect":
-                    guard let value = remaining.popFirst() else {
-                        throw UsageError("--expect needs phrases, e.g. \"yes|no\"")
-                    }
-                    expect = value.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
-                        !$0.isEmpty
-                    }
-                case "--language":
-                    guard let value = remaining.popFirst() else { throw UsageError("--language needs a value") }
-                    language = value
-                case "--prompt":
-                    guard let value = remaining.popFirst() else { throw UsageError("--prompt needs a text") }
-                    prompt = value
-                case "--temperature":
-                    guard let value = remaining.popFirst().flatMap(Double.init), (0...1).contains(value) else {
-                        throw UsageError("--temperature needs a number in 0...1")
-                    }
-                    temperature = value
-                case "--translate": translate = true
-                case "--threads":
-                    guard let value = remaining.popFirst().flatMap(Int.init), (1...64).contains(value) else {
-                        throw UsageError("--threads needs a whole number in 1...64")
-                    }
-                    local.threads = value
-                case "--format":
-                    guard let value = remaining.popFirst().flatMap(Format.init(rawValue:)) else {
-                        throw UsageError("--format is one of text, json, srt, vtt")
-                    }
-                    format = value
-                case "--json": format = .json
-                case _ where try parseUpstream(argument, &remaining, into: &upstream): break
-                case _ where try local.parse(argument, &remaining): break
-                case "-o", "--output":
-                    guard let value = remaining.popFirst() else { throw UsageError("\(argument) needs a file") }
-                    output = value
-                case "--max-duration": maximumSeconds = try Self.maximumDuration(&remaining)
-                case "--pending": pending = true
-                case "--keep": keep = true
-                case "--progress": progress = true
-                case "--":
-                    // The rest is operands, even what starts with '-'.
-                    files += remaining
-                    remaining = []
-                case "-h", "--help": throw HelpRequested(text: TranscribeCommand.help)
-                case _ where argument.hasPrefix("-") && argument.count > 1:
-                    throw UsageError("unknown option \(argument) (speak transcribe --help)")
-                default: files.append(argument)
-                }
-            }
+            try flags.scan(arguments, into: &self) { $0.files.append($1) }
             guard pending || !files.isEmpty else {
                 throw UsageError("no files to transcribe (speak transcribe --help)")
             }
@@ -138,45 +132,6 @@ enum TranscribeCommand {
         /// The named upstream, or a recogniser here.
         func makeTranscriber() throws -> any Transcriber { try Engines.transcriber(upstream: upstream, local: local) }
 
-        /// `--max-duration SECONDS` (shared by `speak transcribe` and `speak ask`).
-        static func maximumDuration(_ remaining: inout ArraySlice<String>) throws -> Int {
-            let text = remaining.popFirst()
-            guard let seconds = text.flatMap(Int.init), seconds > 0 else {
-                throw UsageError("--max-duration needs a whole number of seconds, at least 1, not '\(text ?? "")'")
-            }
-            return seconds
-        }
-    }
-
-    /// `--server URL`, `--openai URL`, `--model M`, `--key-env NAME`, `--token T`: which upstream
-    /// transcribes (shared by `speak transcribe` and `speak ask`). False if `argument` is none of them.
-    static func parseUpstream(
-        _ argument: String, _ remaining: inout ArraySlice<String>, into upstream: inout TranscriptionUpstream?
-    ) throws -> Bool {
-        switch argument {
-        case "--server", "--openai":
-            guard let url = remaining.popFirst() else { throw UsageError("\(argument) needs a URL") }
-            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
-                parsed.host?.isEmpty == false
-            else { throw UsageError("\(argument) needs an http:// or https:// URL, not '\(url)'") }
-            upstream = TranscriptionUpstream(api: argument == "--server" ? .speak : .openai, url: url)
-            upstream?.keyEnvironment = argument == "--server" ? "SPEAK_TOKEN" : "OPENAI_API_KEY"
-        // Without an upstream, --model names the local Whisper model (Engines.LocalTranscriber).
-        case "--model" where upstream == nil: return false
-        case "--model", "--key-env", "--token":
-            guard let value = remaining.popFirst() else { throw UsageError("\(argument) needs a value") }
-            guard upstream != nil else { throw UsageError("\(argument) goes with --server or --openai") }
-            switch argument {
-            case "--model": upstream?.model = value
-            case "--key-env": upstream?.keyEnvironment = value
-            default:
-                // The key is read from the environment, so a literal token goes there.
-                setenv("SPEAK_TRANSCRIPTION_TOKEN", value, 1)
-                upstream?.keyEnvironment = "SPEAK_TRANSCRIPTION_TOKEN"
-            }
-        default: return false
-        }
-        return true
     }
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -246,12 +201,11 @@ enum TranscribeCommand {
     }
 
     static func json(file: String, _ transcript: Transcript) -> String {
-        let object: [String: Any] = [
-            "file": file, "text": transcript.text, "duration": (transcript.duration * 1000).rounded() / 1000,
+        let object: JSONValue = [
+            "file": .string(file), "text": .string(transcript.text),
+            "duration": .number((transcript.duration * 1000).rounded() / 1000),
         ]
-        return String(
-            decoding: (try? JSONSerialization.data(
-                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data(), as: UTF8.self)
+        return object.canonical
     }
 }
 

@@ -5,45 +5,64 @@ import SpeakPiper
 
 /// `speak voices install`: makes a Piper voice a user brings speak here.
 enum VoicesCommand {
-    static let help = """
-        speak voices: manage neural (Piper) voices.
+    struct Arguments {
+        var paths: [String] = []
+        var name: String?
+        var speaker: String?
+        var models = PiperSynthesizer.userModelsDirectory()
+        var voices = userVoicesDirectory()
+    }
 
-        usage: speak voices install FILE.onnx|DIR [--name NAME] [--speaker N|NAME]
-                                  [--models-dir DIR] [--voices-dir DIR]
+    static var flags: CommandFlags<Arguments> {
+        CommandFlags(
+            command: "speak voices",
+            summary: """
+                speak voices: manage neural (Piper) voices.
 
-        Prepares each Piper voice (NAME.onnx with NAME.onnx.json beside it; every one in DIR) for
-        sherpa-onnx: a copy of the model with the metadata it reads and NAME.tokens.txt, in
-        --models-dir (default $XDG_DATA_HOME/speak/models), and writes a voice file for it in
-        --voices-dir (default $XDG_DATA_HOME/speak/voices). The original files are not changed.
-        The voice is named after the model (en_US-joe-medium → joe) unless --name says otherwise.
-        A config outside what a voice can hold (sample rate 8–48 kHz, 1–10,000 speakers, phoneme
-        ids 0–65,535, plain speaker names) is refused with exit 65, and nothing is installed.
-        """
+                usage: speak voices install FILE.onnx|DIR [--name NAME] [--speaker N|NAME]
+                                          [--models-dir DIR] [--voices-dir DIR]
+
+                Prepares each Piper voice (NAME.onnx with NAME.onnx.json beside it; every one in DIR) for
+                sherpa-onnx: a copy of the model with the metadata it reads and NAME.tokens.txt, in
+                --models-dir, and writes a voice file for it in --voices-dir. The original files are not
+                changed. A config outside what a voice can hold (sample rate 8–48 kHz, 1–10,000 speakers,
+                phoneme ids 0–65,535, plain speaker names) is refused with exit 65, and nothing is installed.
+                """,
+            flags: [
+                .value("--name", value: "NAME", help: "the voice's name (default: the model's: en_US-joe-medium → joe)")
+                {
+                    $0.name = $1
+                },
+                .value("--speaker", value: "N|NAME", help: "the speaker of a model with several (default: the first)") {
+                    $0.speaker = $1
+                },
+                .value(
+                    "--models-dir", value: "DIR",
+                    help: "where the prepared model goes (default $XDG_DATA_HOME/speak/models)"
+                ) {
+                    $0.models = URL(fileURLWithPath: $1)
+                },
+                .value(
+                    "--voices-dir", value: "DIR",
+                    help: "where the voice file goes (default $XDG_DATA_HOME/speak/voices)"
+                ) {
+                    $0.voices = URL(fileURLWithPath: $1)
+                },
+            ])
+    }
 
     static func main(_ arguments: [String]) -> Int32 {
         runReporting {
             var remaining = arguments[...]
             guard let action = remaining.popFirst(), action != "-h", action != "--help" else {
-                throw HelpRequested(text: help)
+                throw HelpRequested(text: flags.helpText)
             }
             guard action == "install" else { throw UsageError("unknown action '\(action)' (speak voices --help)") }
-            var paths: [String] = []
-            var name: String?
-            var speaker: String?
-            var models = PiperSynthesizer.userModelsDirectory()
-            var voices = userVoicesDirectory()
-            while let argument = remaining.popFirst() {
-                switch argument {
-                case "--name": name = try value(&remaining, argument)
-                case "--speaker": speaker = try value(&remaining, argument)
-                case "--models-dir": models = URL(fileURLWithPath: try value(&remaining, argument))
-                case "--voices-dir": voices = URL(fileURLWithPath: try value(&remaining, argument))
-                case "-h", "--help": throw HelpRequested(text: help)
-                case let option where option.hasPrefix("-"):
-                    throw UsageError("unknown option \(option) (speak voices --help)")
-                default: paths.append(argument)
-                }
-            }
+            var parsed = Arguments()
+            try flags.scan(Array(remaining), into: &parsed) { $0.paths.append($1) }
+            let (paths, name, speaker, models, voices) = (
+                parsed.paths, parsed.name, parsed.speaker, parsed.models, parsed.voices
+            )
             guard !paths.isEmpty else { throw UsageError("speak voices install needs a FILE.onnx or a directory") }
             if let name, name.isEmpty || name.hasPrefix(".") || name.hasPrefix("-") || name.contains("/") {
                 // It names the voice file: it must stay one file in the voices directory.
@@ -156,10 +175,5 @@ enum VoicesCommand {
         }
         let home = URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory())
         return home.appendingPathComponent(".local/share/speak/voices")
-    }
-
-    static func value(_ remaining: inout ArraySlice<String>, _ flag: String) throws -> String {
-        guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
-        return next
     }
 }

@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Foundation
+import SpeakKit
 
 /// Chunks written by a producer thread, read by libmicrohttpd when the socket can take them.
 /// With nothing to read the connection is suspended, and the next write resumes it. Its state is
@@ -90,7 +91,7 @@ final class ResponseStream: @unchecked Sendable {  // guarded by `suspensions.lo
 /// (libmicrohttpd aborts the process if it is stopped with one still suspended). All suspending
 /// and resuming happens under `lock`, and none once `ending` is set.
 final class Suspensions: @unchecked Sendable {  // guarded by `lock`
-    let lock = NSLock()
+    let lock = ThreadLock()
     fileprivate(set) var ending = false
     /// Requests waiting for a deferred answer (or a stream's first bytes).
     private var exchanges: [ObjectIdentifier: Exchange] = [:]

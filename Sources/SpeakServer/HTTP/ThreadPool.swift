@@ -1,9 +1,10 @@
 import Foundation
+import SpeakKit
 
 /// A fixed number of threads at most, started as needed, running jobs in order of submission.
 /// Bounded because every job belongs to a connection, and connections are bounded.
 final class ThreadPool: @unchecked Sendable {  // guarded by `condition`
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var jobs: [(@Sendable () -> Void)?] = []
     private var next = 0
     private var threads = 0
@@ -61,7 +62,7 @@ final class ThreadPool: @unchecked Sendable {  // guarded by `condition`
 
 /// A count many threads change and one may wait on.
 final class Gauge: @unchecked Sendable {  // guarded by `condition`
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var count = 0
 
     /// Adds `delta`; the new count.
