@@ -21,7 +21,16 @@ import SpeakKit
 /// - `FFmpegError`: FFmpeg failed on something other than the input (memory, resampler setup). **500**.
 ///
 /// A file truncated mid-stream decodes to the audio before the cut, as a partial upload would.
-public enum MediaDecoder {
+///
+/// An instance is the ``TranscriptionEngine``'s decoder in speak-full: it resamples as it decodes,
+/// so the engine has nothing left to convert.
+public struct MediaDecoder: AudioFileDecoder {
+    public init() {}
+
+    public func decode(file: URL, sampleRate: Int, maximumSeconds: Int?) throws -> PCMBuffer {
+        try Self.decode(file: file, sampleRate: sampleRate, maximumSeconds: maximumSeconds)
+    }
+
     /// Decodes the file at `file`, recognised by its content, not its extension.
     public static func decode(file: URL, sampleRate: Int = 16000, maximumSeconds: Int? = nil) throws -> PCMBuffer {
         try decode(

@@ -7,10 +7,13 @@ public struct PocketSphinxModel: Sendable, Equatable {
     public var acousticModel: String
     public var languageModel: String
     public var dictionary: String
-    /// The rate the acoustic model was trained at; other audio is resampled to it.
+    /// The rate the acoustic model was trained at: 16 kHz, the rate every transcriber takes.
     public var sampleRate: Int
 
-    public init(acousticModel: String, languageModel: String, dictionary: String, sampleRate: Int = 16000) {
+    public init(
+        acousticModel: String, languageModel: String, dictionary: String,
+        sampleRate: Int = TranscriptionEngine.sampleRate
+    ) {
         self.acousticModel = acousticModel
         self.languageModel = languageModel
         self.dictionary = dictionary
@@ -90,17 +93,20 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
     /// and close the old one under other decoders still writing, so it is switched off once instead.
     private static let silenceLog: Void = err_set_logfp(nil)
 
-    /// Recognises `audio`, resampled to the model's rate if need be. `prompt` is ignored: the old
-    /// decoder has no way to take one. An utterance with nothing recognised gives an empty text.
+    /// Recognises `audio`, at the model's rate (``TranscriptionEngine`` converts other audio).
+    /// `prompt` is ignored: the old decoder has no way to take one. An utterance with nothing
+    /// recognised gives an empty text.
     public func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws(PocketSphinxError) -> Transcript {
         if let language = options.language, !language.lowercased().hasPrefix("en") {
             throw .unsupported(language: language)
         }
-        var samples = audio.samples
-        if audio.sampleRate != model.sampleRate {
-            var resampler = Resampler(inputRate: audio.sampleRate, outputRate: model.sampleRate)
-            samples = resampler.process(samples) + resampler.finish()
+        guard audio.sampleRate == model.sampleRate else {
+            throw PocketSphinxError(
+                code: -1, function: "transcribe",
+                message: "audio at \(audio.sampleRate) Hz; the model takes \(model.sampleRate) Hz mono "
+                    + "(TranscriptionEngine converts it)")
         }
+        var samples = audio.samples
         Self.ditherSilence(&samples)
         var grammar: [[String]]?
         if let phrases = options.expectedPhrases { grammar = try Self.grammar(phrases) }

@@ -114,11 +114,12 @@ extension SpeechService {
             })
     }
 
-    /// The upload decoded and transcribed; the client's mistakes as ``HTTPError``s.
+    /// The upload decoded and transcribed by the engine; the client's mistakes as ``HTTPError``s.
     private func transcript(_ upload: UploadedFile, options: TranscriptionOptions, openAI: Bool) throws -> Transcript {
+        let engine = TranscriptionEngine(transcriber: transcriber, decoder: MediaDecoder())
         let audio: PCMBuffer
         do {
-            audio = try MediaDecoder.decode(file: upload.url, maximumSeconds: configuration.maximumAudioSeconds)
+            audio = try engine.audio(file: upload.url, maximumSeconds: configuration.maximumAudioSeconds)
         } catch AudioFileError.tooLong(let limit) {
             throw HTTPError(
                 413,
@@ -146,7 +147,7 @@ extension SpeechService {
         guard audio.duration >= 0.01 else {
             throw HTTPError(400, "the recording is shorter than 0.01 s", param: "file", code: "audio_too_short")
         }
-        return try transcriber.transcribe(audio, options: options)
+        return try engine.transcribe(audio, options: options)
     }
 
     /// Every transcription error as an HTTP one: the client's mistakes 4xx, ours 5xx.

@@ -1,8 +1,9 @@
 import Foundation
 import SpeakKit
 
-/// Long audio in windows of at most 30 s: where each starts and ends (steady sound skipped, a cut at
-/// a pause), its samples at 16 kHz as floats, and its segments placed on the whole recording's clock.
+/// Long audio (at 16 kHz, as every transcriber takes it) in windows of at most 30 s: where each
+/// starts and ends (steady sound skipped, a cut at a pause), its samples as floats, and its segments
+/// placed on the whole recording's clock.
 extension WhisperTranscriber {
     /// One window's result, times in whisper's centiseconds from the window's start.
     struct WindowSegment {
@@ -16,7 +17,7 @@ extension WhisperTranscriber {
         _ audio: PCMBuffer, options: TranscriptionOptions, language: String?, lease: WhisperStatePool.Lease
     ) throws(WhisperError) -> Transcript {
         let rate = Self.sampleRate
-        let total = Self.index(audio.samples.count, from: audio.sampleRate, to: rate)
+        let total = audio.samples.count
         let window = Self.windowSeconds * rate
         var language = language
         var segments: [Transcript.Segment] = []
@@ -27,19 +28,14 @@ extension WhisperTranscriber {
         var start = 0
         while start < total {
             // A window starts where there is sound, a little before it: steady sound is not decoded.
-            let source = Self.index(start, from: rate, to: audio.sampleRate)
-            guard let sound = steady.nextSound(from: source) else { break }
-            if sound > source {
-                start = max(start, Self.index(sound, from: audio.sampleRate, to: rate) - Self.leadBeforeSound)
-            }
+            guard let sound = steady.nextSound(from: start) else { break }
+            if sound > start { start = max(start, sound - Self.leadBeforeSound) }
             // It ends at a long pause: decoded on, the pause got the window's words again.
-            let pause = steady.nextPause(from: sound).map { pause in
-                Self.index(pause, from: audio.sampleRate, to: rate) + Self.leadBeforeSound
-            }
+            let pause = steady.nextPause(from: sound).map { $0 + Self.leadBeforeSound }
             let end = min(start + window, total, pause ?? total)
             // A window that ends at the recording's end or at a pause has nothing cut off.
             let isWhole = end == total || end < start + window
-            var pcm = Self.floats(audio, from: start, to: end)
+            var pcm = audio.samples[start..<end].map { Float($0) / 32768 }
             // whisper ignores less than 100 ms; a short last piece gets a little silence after it.
             if isWhole, pcm.count < rate { pcm += [Float](repeating: 0, count: rate - pcm.count) }
             var prompt = options.prompt ?? ""
@@ -81,11 +77,6 @@ extension WhisperTranscriber {
         return Transcript(text: heard, duration: audio.duration, segments: segments, language: language, words: words)
     }
 
-    /// Sample `index` at rate `from` as an index at rate `to`.
-    static func index(_ index: Int, from: Int, to: Int) -> Int {
-        from == to ? index : Int(Int64(index) * Int64(to) / Int64(from))
-    }
-
     /// Whether a segment's text says nothing: empty, or no letter or digit ("...", "-").
     static func isNonSpeech(_ text: String) -> Bool {
         !text.unicodeScalars.contains { $0.properties.isAlphabetic || $0.properties.numericType != nil }
@@ -101,23 +92,5 @@ extension WhisperTranscriber {
         if incomplete, last.t0 >= minimum { return (segments.count - 1, last.t0) }
         if !incomplete, last.t1 >= minimum { return (segments.count, last.t1) }
         return (segments.count, windowLength)
-    }
-
-    /// Samples `from..<to` of the audio at 16 kHz (indices at that rate) as floats in -1...1.
-    static func floats(_ audio: PCMBuffer, from: Int, to: Int) -> [Float] {
-        let rate = sampleRate
-        if audio.sampleRate == rate {
-            return audio.samples[from..<to].map { Float($0) / 32768 }
-        }
-        let first = index(from, from: rate, to: audio.sampleRate)
-        let last = min(audio.samples.count, index(to, from: rate, to: audio.sampleRate) + 2)
-        var resampler = Resampler(inputRate: audio.sampleRate, outputRate: rate)
-        var converted = audio.samples.withUnsafeBufferPointer { all in
-            resampler.process(UnsafeBufferPointer(rebasing: all[first..<max(first, last)]))
-        }
-        converted += resampler.finish()
-        let count = to - from
-        if converted.count < count { converted += [Int16](repeating: 0, count: count - converted.count) }
-        return converted.prefix(count).map { Float($0) / 32768 }
     }
 }

@@ -16,8 +16,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     let context: WhisperContext
     let pool: WhisperStatePool
 
-    /// whisper.cpp's sample rate; other audio is resampled to it, a window at a time.
-    public static let sampleRate = 16000
+    /// whisper.cpp's sample rate, the one every transcriber takes.
+    public static let sampleRate = TranscriptionEngine.sampleRate
     /// The longest stretch whisper decodes at once.
     public static let windowSeconds = 30
     /// Samples of steady sound kept at a window's edges (0.3 s): the start of a soft first
@@ -50,11 +50,15 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
 
     // MARK: Transcribing
 
-    /// Transcribes `audio`. `language` is honoured (an unknown one, or a non-English one for an
-    /// English-only model, is ``WhisperError/Kind/invalidRequest``) or detected when `nil`, and
-    /// reported in ``Transcript/language``; `prompt` becomes whisper's initial prompt; `temperature`
-    /// its starting temperature. With `expectedPhrases` the text is exactly one of them or empty.
+    /// Transcribes `audio`, at 16 kHz (``TranscriptionEngine`` converts other audio). `language` is
+    /// honoured (an unknown one, or a non-English one for an English-only model, is
+    /// ``WhisperError/Kind/invalidRequest``) or detected when `nil`, and reported in
+    /// ``Transcript/language``; `prompt` becomes whisper's initial prompt; `temperature` its starting
+    /// temperature. With `expectedPhrases` the text is exactly one of them or empty.
     public func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws(WhisperError) -> Transcript {
+        if let problem = TranscriptionEngine.rateProblem(audio) {
+            throw WhisperError(.failed, function: "transcribe", message: problem)
+        }
         let language = try whisperLanguage(options.language)
         var phrases: [String]?
         if let expected = options.expectedPhrases {

@@ -7,6 +7,8 @@ import SpeakKit
 /// sentence is spoken, so the first sentence's audio goes out before the last one is synthesised.
 final class WyomingSession {
     private let service: WyomingService
+    /// Converts and transcribes the audio: the session only collects it.
+    private let transcription: TranscriptionEngine
     private var reader: EventReader
     private let descriptor: Int32
     /// Text coming in pieces, between `synthesize-start` and `synthesize-stop`.
@@ -15,7 +17,7 @@ final class WyomingSession {
     /// and its stop get no more errors of their own, one mistake being one error.
     private var refusedStream = false
     /// Audio coming in for transcription, between `audio-start` and `audio-stop`.
-    private var recording: AudioRecording?
+    private var recording: TranscriptionInput?
     /// Set when a recording was refused: its remaining chunks are dropped until its `audio-stop`,
     /// so they are never taken for a new recording and a partial transcript; that stop then ends
     /// the connection, as a client waiting for the transcript would otherwise wait for ever.
@@ -28,8 +30,8 @@ final class WyomingSession {
     static let samplesPerChunk = 1024
     /// The rate `audio-start` names when a text made no audio at all.
     static let silentRate = 22050
-    /// What Whisper and pocketsphinx take.
-    static let transcriptionRate = 16000
+    /// The rate of audio whose `audio-start` names none: Wyoming's default.
+    static let defaultAudioRate = 16000
 
     private struct TextStream {
         var voice: Voice
@@ -59,6 +61,7 @@ final class WyomingSession {
     init(descriptor: Int32, service: WyomingService, activity: ConnectionActivity? = nil) {
         self.descriptor = descriptor
         self.service = service
+        transcription = TranscriptionEngine(transcriber: service.transcriber)
         reader = EventReader(descriptor: descriptor, limits: service.limits)
         reader.activity = activity
         writer = EventWriter(descriptor: descriptor)
@@ -178,8 +181,7 @@ final class WyomingSession {
             }
             var finished = try recording ?? startRecording(WyomingEvent("audio-start"))
             recording = nil
-            finished.samples += finished.resampler.finish()
-            try transcribe(PCMBuffer(sampleRate: Self.transcriptionRate, samples: finished.samples))
+            try transcribe(finished.finish())
         default:
             break  // Events of other services (wake, intent, satellite…) are not ours to answer.
         }
@@ -309,13 +311,13 @@ final class WyomingSession {
 
     /// The recording an `audio-start` (or a first `audio-chunk`) describes. Refused, the rest of
     /// its audio is dropped up to its `audio-stop`: one error, not one per chunk.
-    private func startRecording(_ event: WyomingEvent) throws -> AudioRecording {
+    private func startRecording(_ event: WyomingEvent) throws -> TranscriptionInput {
         // Absent, a field takes Wyoming's default; present, it must be a whole number.
         func field(_ key: String, _ absent: Int) -> Int? { event.data[key] == nil ? absent : event.integer(key) }
-        let rate = field("rate", Self.transcriptionRate)
+        let rate = field("rate", Self.defaultAudioRate)
         let width = field("width", 2)
         let channels = field("channels", 1)
-        guard let rate, let width, let channels, (1...4).contains(width), (1...8).contains(channels),
+        guard let rate, let width, let channels, PCMFormat.widths.contains(width), (1...8).contains(channels),
             (1000...384_000).contains(rate)
         else {
             discarding = true
@@ -326,7 +328,7 @@ final class WyomingSession {
                     + "got \(given.joined(separator: ", "))",
                 code: "unsupported-audio")
         }
-        return AudioRecording(rate: rate, width: width, channels: channels)
+        return transcription.input(PCMFormat(sampleRate: rate, width: width, channels: channels))
     }
 
     private func transcribe(_ audio: PCMBuffer) throws {
@@ -337,7 +339,7 @@ final class WyomingSession {
         }
         let result: Transcript
         do {
-            result = try service.transcriber.transcribe(audio, options: TranscriptionOptions(language: requested))
+            result = try transcription.transcribe(audio, options: TranscriptionOptions(language: requested))
         } catch {
             throw Refusal(text: "cannot transcribe: \(error)", code: "transcription-failed", endsRequest: true)
         }

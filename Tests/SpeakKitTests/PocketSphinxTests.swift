@@ -28,7 +28,8 @@ struct PocketSphinxTests {
     func transcribe(_ audio: PCMBuffer, expect phrases: [String]? = nil) throws -> Transcript {
         let transcriber = transcriber  // loads the model outside the timing
         let start = Date()
-        let transcript = try transcriber.transcribe(audio, options: TranscriptionOptions(expectedPhrases: phrases))
+        let transcript = try TranscriptionEngine(transcriber: transcriber).transcribe(
+            audio, options: TranscriptionOptions(expectedPhrases: phrases))
         let seconds = Date().timeIntervalSince(start)
         print(
             "pocketsphinx: \(String(format: "%.2f", audio.duration)) s of audio "
@@ -56,7 +57,7 @@ struct PocketSphinxTests {
         #expect(times == times.sorted() && times.allSatisfy { $0 >= 0 && $0 <= audio.duration + 0.02 }, "\(times)")
     }
 
-    @Test("audio at another rate is resampled first")
+    @Test("audio at another rate is resampled first, by the engine: the decoder takes 16 kHz only")
     func otherRate() throws {
         let synthesizer = try EspeakSynthesizer.shared()
         var audio = PCMBuffer(sampleRate: synthesizer.sampleRate)
@@ -64,6 +65,7 @@ struct PocketSphinxTests {
             audio.samples += $0
         }
         #expect(try transcribe(audio, expect: ["yes", "no", "cancel"]).text == "cancel")
+        #expect(throws: PocketSphinxError.self) { try transcriber.transcribe(audio, options: TranscriptionOptions()) }
     }
 
     @Test("free dictation hears at least some of a simple sentence")

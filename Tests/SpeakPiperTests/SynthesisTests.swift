@@ -84,7 +84,7 @@ struct SynthesisTests {
         let phrases = [Self.sentence] + Self.paragraph
         let grammar = phrases.map { $0.lowercased().filter { $0.isLetter || $0 == " " } }
         for (text, expected) in zip(phrases, grammar) {
-            let transcript = try transcriber.transcribe(
+            let transcript = try TranscriptionEngine(transcriber: transcriber).transcribe(
                 try Joe.pcm(text), options: TranscriptionOptions(expectedPhrases: grammar))
             #expect(transcript.text.lowercased() == expected, "\(text)")
         }

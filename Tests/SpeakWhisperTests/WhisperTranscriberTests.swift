@@ -220,12 +220,15 @@ struct WhisperTranscriberTests {
         #expect(WhisperTranscriber.isNonSpeech(text) == expected)
     }
 
-    @Test("audio at another rate is resampled, a window at a time")
+    @Test("audio at another rate is resampled by the engine; whisper itself takes 16 kHz only")
     func otherRate() throws {
         let sentence = "We will meet at the train station at noon."
         let native = try Speech.native(sentence)
         #expect(native.sampleRate != 16000)
-        #expect(try tiny.transcribe(native, options: TranscriptionOptions()).text == sentence)
+        #expect(
+            try TranscriptionEngine(transcriber: tiny).transcribe(native, options: TranscriptionOptions()).text
+                == sentence)
+        #expect(throws: WhisperError.self) { try tiny.transcribe(native, options: TranscriptionOptions()) }
     }
 
     @Test("concurrent callers share a bounded pool of decoding states")

@@ -2,7 +2,13 @@
 ///
 /// Implementations may block for about the length of the audio; callers that serve many requests
 /// keep a pool of transcribers rather than sharing one, unless the transcriber says it pools itself.
+///
+/// A transcriber takes 16 kHz mono only (``TranscriptionEngine/sampleRate``) and does no
+/// conversion of its own: front ends call ``TranscriptionEngine``, which decodes and resamples
+/// once. A local transcriber given another rate throws (``TranscriptionEngine/rateProblem(_:)``)
+/// rather than resample a second time.
 public protocol Transcriber: Sendable {
+    /// Transcribes `audio`, which is at 16 kHz.
     func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws -> Transcript
 
     /// What this transcriber is, for a front end to tell (Wyoming's `info`); `nil` from one that

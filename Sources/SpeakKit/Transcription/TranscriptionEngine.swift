@@ -1,0 +1,72 @@
+import FoundationEssentials
+
+/// Transcription as every front end asks for it: a file in any format the decoder reads, or PCM at
+/// any rate, width and channel count, converted once to 16 kHz mono and handed to the transcriber.
+///
+/// The conversion lives here and nowhere else: front ends do not decode or resample, and a
+/// transcriber only ever sees 16 kHz mono (the ``Transcriber`` contract). A file goes through the
+/// decoder, which resamples as it decodes where it can (FFmpeg filters before it decimates); what
+/// the decoder leaves at another rate, and all raw PCM, goes through one ``Resampler``.
+public struct TranscriptionEngine: Sendable {
+    /// The one rate transcribers take (Whisper's and the pocketsphinx model's).
+    public static let sampleRate = 16000
+
+    public let transcriber: any Transcriber
+    public let decoder: any AudioFileDecoder
+
+    public init(transcriber: any Transcriber, decoder: any AudioFileDecoder = WAVAndMP3Decoder()) {
+        self.transcriber = transcriber
+        self.decoder = decoder
+    }
+
+    // MARK: Files
+
+    /// `file` decoded to 16 kHz mono: what ``transcribe(file:maximumSeconds:options:)`` hands the
+    /// transcriber, for a front end that checks the audio between (its length) before transcribing.
+    /// Throws the decoder's ``AudioFileError``s.
+    public func audio(file: URL, maximumSeconds: Int? = nil) throws -> PCMBuffer {
+        let decoded = try decoder.decode(file: file, sampleRate: Self.sampleRate, maximumSeconds: maximumSeconds)
+        return Self.converted(decoded)
+    }
+
+    public func transcribe(file: URL, maximumSeconds: Int? = nil, options: TranscriptionOptions) throws -> Transcript {
+        try transcriber.transcribe(audio(file: file, maximumSeconds: maximumSeconds), options: options)
+    }
+
+    // MARK: PCM
+
+    /// Mono 16-bit audio at any rate, resampled to 16 kHz if it is at another.
+    public func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws -> Transcript {
+        try transcriber.transcribe(Self.converted(audio), options: options)
+    }
+
+    /// Raw PCM in `format`, whole.
+    public func transcribe(_ bytes: [UInt8], format: PCMFormat, options: TranscriptionOptions) throws -> Transcript {
+        var input = input(format)
+        input.append(bytes)
+        return try transcribe(input, options: options)
+    }
+
+    /// A recording of raw PCM in `format` to be fed in chunks, converted as they come.
+    public func input(_ format: PCMFormat) -> TranscriptionInput { TranscriptionInput(format: format) }
+
+    /// The recording fed to `input`, finished and transcribed.
+    public func transcribe(_ input: TranscriptionInput, options: TranscriptionOptions) throws -> Transcript {
+        var input = input
+        return try transcriber.transcribe(input.finish(), options: options)
+    }
+
+    /// Why a transcriber cannot take `audio` as it is, or `nil` when it is at 16 kHz.
+    public static func rateProblem(_ audio: PCMBuffer) -> String? {
+        guard audio.sampleRate != sampleRate else { return nil }
+        return "audio at \(audio.sampleRate) Hz; a transcriber takes \(sampleRate) Hz mono "
+            + "(TranscriptionEngine converts it)"
+    }
+
+    /// `audio` at 16 kHz: itself if it is already, else resampled in one step.
+    public static func converted(_ audio: PCMBuffer) -> PCMBuffer {
+        guard audio.sampleRate != sampleRate else { return audio }
+        var resampler = Resampler(inputRate: audio.sampleRate, outputRate: sampleRate)
+        return PCMBuffer(sampleRate: sampleRate, samples: resampler.process(audio.samples) + resampler.finish())
+    }
+}
