@@ -31,6 +31,10 @@ public struct MediaDecoder: AudioFileDecoder {
         try Self.decode(file: file, sampleRate: sampleRate, maximumSeconds: maximumSeconds)
     }
 
+    public func stream(descriptor: Int32, sampleRate: Int, maximumSeconds: Int?) throws -> any DecodedAudioStream {
+        try MediaDecodingStream(descriptor: descriptor, sampleRate: sampleRate, maximumSeconds: maximumSeconds)
+    }
+
     /// Decodes the file at `file`, recognised by its content, not its extension.
     public static func decode(file: URL, sampleRate: Int = 16000, maximumSeconds: Int? = nil) throws -> PCMBuffer {
         try decode(

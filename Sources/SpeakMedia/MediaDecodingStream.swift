@@ -8,7 +8,7 @@ import SpeakKit
 /// The errors are ``MediaDecoder``'s: `AudioFileError.notAudio` and `.unsupported` from `init` (or
 /// from the first read, when nothing decodes), and `AudioFileError.tooLong` from the read that runs
 /// past `maximumSeconds`. 16-bit PCM WAV at the wanted rate is read natively, sample for sample.
-public final class MediaDecodingStream {
+public final class MediaDecodingStream: DecodedAudioStream {
     public let sampleRate: Int
     private let input: MediaInput
     private let source: Source

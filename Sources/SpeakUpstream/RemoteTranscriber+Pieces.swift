@@ -20,7 +20,8 @@ extension RemoteTranscriber {
         _ range: Range<Int>, of audio: PCMBuffer, maxLength: Int
     ) throws(TranscriptionError) -> [(Range<Int>, Data)] {
         var pieces: [(Range<Int>, Data)] = []
-        for piece in Self.cut(range, of: audio.samples, maxLength: maxLength, window: Self.window(audio.sampleRate)) {
+        for piece in Self.cut(range, of: audio.samples, maxLength: maxLength, window: QuietCut.window(audio.sampleRate))
+        {
             let mp3: Data
             do {
                 let pcm = PCMBuffer(sampleRate: audio.sampleRate, samples: Array(audio.samples[piece]))
@@ -33,7 +34,7 @@ extension RemoteTranscriber {
                 continue
             }
             let smaller = piece.count * maxUploadBytes / mp3.count * 9 / 10
-            guard smaller >= Self.window(audio.sampleRate) else {
+            guard smaller >= QuietCut.window(audio.sampleRate) else {
                 throw TranscriptionError(
                     message: "an upload limit of \(maxUploadBytes) bytes is too small for MP3", isRetryable: false)
             }
@@ -41,9 +42,6 @@ extension RemoteTranscriber {
         }
         return pieces
     }
-
-    /// 20 ms of samples: the unit in which silences are looked for.
-    package static func window(_ sampleRate: Int) -> Int { max(1, sampleRate / 50) }
 
     /// `range` in as few pieces as hold at most `maxLength` samples each, of about equal length: each
     /// cut is at the quietest `window` within a quarter piece of the even cut point, nearest that
@@ -60,34 +58,11 @@ extension RemoteTranscriber {
             let latest = min(previous + maxLength, range.upperBound - 1)
             let center = min(max(ideal, earliest), latest)
             cuts.append(
-                quietest(
+                QuietCut.quietest(
                     in: max(earliest, center - reach)...min(latest, center + reach), near: center, of: samples,
                     window: window))
         }
         cuts.append(range.upperBound)
         return zip(cuts, cuts.dropFirst()).map { $0..<$1 }
-    }
-
-    /// The middle of the `window`-sample stretch with the least energy whose middle lies in
-    /// `candidates`, stepping half a window at a time.
-    package static func quietest(in candidates: ClosedRange<Int>, near target: Int, of samples: [Int16], window: Int)
-        -> Int
-    {
-        let step = max(1, window / 2)
-        var best = (energy: Double.infinity, distance: Int.max, cut: target)
-        var middle = candidates.lowerBound
-        while middle <= candidates.upperBound {
-            let start = max(0, middle - window / 2)
-            let end = min(samples.count, start + window)
-            var energy = 0.0
-            for index in start..<end { energy += Double(samples[index]) * Double(samples[index]) }
-            energy /= Double(max(1, end - start))
-            let distance = abs(middle - target)
-            if energy < best.energy || (energy == best.energy && distance < best.distance) {
-                best = (energy, distance, middle)
-            }
-            middle += step
-        }
-        return best.cut
     }
 }

@@ -111,10 +111,9 @@ enum AskCommand {
             let transcript: Transcript
             do {
                 // Decoded as speak transcribe decodes files: in pieces, refused past --max-duration.
-                transcript = try PiecewiseTranscription(
-                    transcriber: transcriber, options: TranscriptionOptions(expectedPhrases: expect),
-                    maximumSeconds: maximumSeconds
-                ).transcribe(try AudioFileInput(path: answer.url.path), name: answer.url.path)
+                transcript = try TranscribeCommand.transcript(
+                    of: answer.url.path, engine: TranscriptionEngine(transcriber: transcriber, decoder: MediaDecoder()),
+                    options: TranscriptionOptions(expectedPhrases: expect), maximumSeconds: maximumSeconds)
             } catch let error as TranscriptionError {
                 if Interrupt.requested { throw interrupted }
                 throw InputError(

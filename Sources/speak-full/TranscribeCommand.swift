@@ -189,15 +189,30 @@ enum TranscribeCommand {
     static func transcribe(
         _ file: String, with transcriber: any Transcriber, options: TranscriptionOptions, maximumSeconds: Int
     ) throws -> Transcript {
-        // A pipe (`<(…)`, /dev/stdin) or a FIFO is a file here too.
-        let input = try AudioFileInput(path: file)
-        let transcript = try PiecewiseTranscription(
-            transcriber: transcriber, options: options, maximumSeconds: maximumSeconds
-        ).transcribe(input, name: file)
+        let engine = TranscriptionEngine(transcriber: transcriber, decoder: MediaDecoder())
+        let transcript = try transcript(of: file, engine: engine, options: options, maximumSeconds: maximumSeconds)
         guard !transcript.text.isEmpty else {
             throw InputError(code: .notUnderstood, message: "\(file): nothing understood (empty transcript)")
         }
         return transcript
+    }
+
+    /// `path` (a pipe, `<(…)` or a FIFO too) decoded and transcribed through the engine, a piece at a
+    /// time; audio it cannot take is ``InputError`` 65 naming `path`.
+    static func transcript(
+        of path: String, engine: TranscriptionEngine, options: TranscriptionOptions, maximumSeconds: Int
+    ) throws -> Transcript {
+        let input = try AudioFileInput(path: path)
+        do {
+            return try withExtendedLifetime(input) {
+                try engine.transcribe(descriptor: input.descriptor, maximumSeconds: maximumSeconds, options: options)
+            }
+        } catch AudioFileError.tooLong(let limit) {
+            let reason = "is longer than \(limit) s, the most speak transcribes (--max-duration allows more)"
+            throw InputError(code: .dataError, message: "\(path) \(reason)")
+        } catch let error as AudioFileError {
+            throw InputError(code: .dataError, message: "\(path): \(error)")
+        }
     }
 
     static func json(file: String, _ transcript: Transcript) -> String {

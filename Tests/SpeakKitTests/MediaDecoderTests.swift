@@ -38,6 +38,7 @@ struct MediaDecoderTests {
             case .notAudio: return "notAudio"
             case .unsupported: return "unsupported"
             case .tooLong: return "tooLong"
+            case .tooShort: return "tooShort"
             }
         } catch {
             return "\(type(of: error)): \(error)"

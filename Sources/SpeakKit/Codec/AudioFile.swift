@@ -14,12 +14,15 @@ public enum AudioFileError: Error, Equatable, CustomStringConvertible {
     case unsupported(String)
     /// Decoding stopped at the caller's limit, in seconds.
     case tooLong(limitSeconds: Int)
+    /// Under 0.01 s: nothing a transcriber can hear.
+    case tooShort
 
     public var description: String {
         switch self {
         case .notAudio(let why): "not an audio file: \(why)"
         case .unsupported(let what): "unsupported audio: \(what)"
         case .tooLong(let limit): "the audio is longer than \(limit) s"
+        case .tooShort: "shorter than 0.01 s"
         }
     }
 }
