@@ -1,0 +1,81 @@
+import Foundation
+import SpeakKit
+import Testing
+
+@testable import SpeakPiper
+
+/// A reply's first sentence decoded in windows from the model split at install (Scripts/split-piper.py).
+@Suite("Piper decoder streaming", .serialized)
+struct StreamingTests {
+    static let sentence = "The build finished a few minutes ago, and every one of the tests passed on the first try."
+
+    static func split() throws -> (PiperModel, PiperSplitModel) {
+        let model = try Joe.synthesizer.model(for: Joe.voice)
+        return (model, try #require(model.split, "no split parts beside \(model.files.model.path)"))
+    }
+
+    /// Piper's ids of `text`'s phonemes, as the model's stream makes them.
+    static func ids(_ text: String, model: PiperModel) throws -> [Int64] {
+        let sentences = try PiperPhonemizer.sentences(text, voice: model.config.espeakVoice)
+        let map = model.config.phonemeIDs
+        var ids = [Int64(map["^"]!), Int64(map["_"]!)]
+        for scalar in sentences.map(\.phonemes).joined().unicodeScalars {
+            if let id = map[scalar] { ids += [Int64(id), Int64(map["_"]!)] }
+        }
+        return ids + [Int64(map["$"]!)]
+    }
+
+    @Test("the windows, joined, are the whole decode of the same latent (max difference 1e-4)")
+    func windowsEqualTheWholeDecode() throws {
+        let (model, split) = try Self.split()
+        let latent = try split.latent(
+            ids: try Self.ids(Self.sentence, model: model), scales: [0.667, 1, 0.8], speaker: nil)
+        let windows = PiperSplitModel.windows(frames: latent.frames)
+        #expect(windows.count >= 3, "\(latent.frames) frames")
+        #expect(windows.first?.count == PiperSplitModel.firstWindow)
+        let whole = try split.decode(latent, window: 0..<latent.frames, speaker: nil)
+        let streamed = try windows.flatMap { try split.decode(latent, window: $0, speaker: nil) }
+        #expect(whole.count == latent.frames * split.layout.hop)
+        #expect(streamed.count == whole.count)
+        let worst = zip(whole, streamed).map { abs($0 - $1) }.max() ?? 1
+        #expect(worst <= 1e-4, "max difference \(worst)")
+
+        // As 16-bit PCM the windows join without a click: each is the whole's, sample for sample
+        // (within one step of rounding), faded only at the sentence's ends.
+        let peak = Float(split.layout.peak)
+        let pcmWhole = PiperSynthesizer.pcm(whole, gain: 1, sampleRate: 22050, peak: peak)
+        var pcmStreamed: [Int16] = []
+        var start = 0
+        for (index, window) in windows.enumerated() {
+            let audio = Array(streamed[start..<start + window.count * split.layout.hop])
+            start += audio.count
+            pcmStreamed += PiperSynthesizer.pcm(
+                audio, gain: 1, sampleRate: 22050, peak: peak, fadeIn: index == 0, fadeOut: index == windows.count - 1)
+        }
+        let step = zip(pcmWhole, pcmStreamed).map { abs(Int($0) - Int($1)) }.max() ?? 99
+        #expect(step <= 1, "PCM differs by \(step)")
+    }
+
+    @Test("a reply's first sentence comes in windows, the first well before the sentence's end; later ones whole")
+    func firstSentenceStreams() throws {
+        let (model, _) = try Self.split()
+        let streamedBefore = model.streamed.load(ordering: .relaxed)
+        let generatedBefore = model.generated.load(ordering: .relaxed)
+        var sentences: [[[Int16]]] = [[]]
+        try Joe.synthesizer.synthesize(
+            Self.sentence + " It is time for lunch.", options: SpeechOptions(voice: Joe.voice),
+            onProgress: { _ in sentences.append([]) },
+            onChunk: { chunk in sentences[sentences.count - 1].append(Array(chunk.samples)) })
+        sentences.removeLast()
+        #expect(sentences.count == 2)
+        #expect(sentences[0].count >= 3, "the first sentence in \(sentences[0].count) chunks")
+        #expect(sentences[1].count == 1)
+        #expect(sentences[0][0].count == PiperSplitModel.firstWindow * 256)
+        #expect(model.streamed.load(ordering: .relaxed) - streamedBefore == 1)
+        #expect(model.generated.load(ordering: .relaxed) - generatedBefore == 1)
+        // Speech, at about Piper's level: scaled by the voice's loudest peak, never clipped hard.
+        let first = sentences[0].flatMap { $0 }
+        #expect(first.rms > 1500, "RMS \(first.rms)")
+        #expect(first.count { abs(Int($0)) >= 32767 } < 20)
+    }
+}
