@@ -26,8 +26,6 @@ final class PiperModel: @unchecked Sendable {
     /// The model split at its decoder, when the install step made the parts for this ONNX Runtime:
     /// a reply's first sentence is decoded from it in windows (``stream(_:speaker:speed:turn:_:)``).
     let split: PiperSplitModel?
-    /// How many sentences were streamed through ``split``.
-    let streamed = Atomic(0)
 
     init(
         files: PiperVoicePreparation.Prepared, config: PiperVoiceConfig, library: SherpaOnnxLibrary,
@@ -132,7 +130,6 @@ final class PiperModel: @unchecked Sendable {
         sequence.append(Int64(end))
         let scales = [Float(config.noiseScale), 1 / max(speed, 1e-3), Float(config.noiseW)]
         try turns.run(turn: turn) { () throws(PiperError) in
-            streamed.add(1, ordering: .relaxed)
             try split.stream(ids: sequence, scales: scales, speaker: speakers > 1 ? speaker : nil, body)
         }
     }

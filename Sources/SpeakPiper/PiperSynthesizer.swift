@@ -229,9 +229,10 @@ public final class PiperSynthesizer: Synthesizer {
 
         // One piece ahead: the next is synthesised while this one is handed on (played, sent). A
         // reply's first sentence comes a window at a time when the model is split, scaled by the
-        // voice's loudest peak, as its own is not known until it is all decoded.
+        // voice's loudest peak at install with some headroom (a slow rate peaks higher), as its own
+        // is not known until it is all decoded.
         let pipeline = PiperPipeline(capacity: 1)
-        let streamed = model.split.flatMap { Self.streamsFirstSentence ? Float($0.layout.peak) : nil }
+        let streamed = model.split.flatMap { Self.streamsFirstSentence ? Float($0.layout.peak) * 1.2 : nil }
         startDetachedThread {
             for (turn, piece) in pieces.enumerated() {
                 guard !pipeline.cancelled else { break }

@@ -58,9 +58,7 @@ struct StreamingTests {
 
     @Test("a reply's first sentence comes in windows, the first well before the sentence's end; later ones whole")
     func firstSentenceStreams() throws {
-        let (model, _) = try Self.split()
-        let streamedBefore = model.streamed.load(ordering: .relaxed)
-        let generatedBefore = model.generated.load(ordering: .relaxed)
+        _ = try Self.split()
         var sentences: [[[Int16]]] = [[]]
         try Joe.synthesizer.synthesize(
             Self.sentence + " It is time for lunch.", options: SpeechOptions(voice: Joe.voice),
@@ -71,8 +69,6 @@ struct StreamingTests {
         #expect(sentences[0].count >= 3, "the first sentence in \(sentences[0].count) chunks")
         #expect(sentences[1].count == 1)
         #expect(sentences[0][0].count == PiperSplitModel.firstWindow * 256)
-        #expect(model.streamed.load(ordering: .relaxed) - streamedBefore == 1)
-        #expect(model.generated.load(ordering: .relaxed) - generatedBefore == 1)
         // Speech, at about Piper's level: scaled by the voice's loudest peak, never clipped hard.
         let first = sentences[0].flatMap { $0 }
         #expect(first.rms > 1500, "RMS \(first.rms)")
