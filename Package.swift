@@ -93,7 +93,8 @@ let package = Package(
             name: "SpeakKitTests",
             dependencies: ["SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakTestSupport"]),
         .testTarget(name: "SpeakWhisperTests", dependencies: ["SpeakWhisper", "SpeakKit"]),
-        .testTarget(name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx"]),
+        .testTarget(
+            name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx", "COnnxRuntime"]),
         .testTarget(name: "SpeakServerTests", dependencies: ["SpeakServer", "SpeakKit"]),
         .testTarget(name: "SpeakWyomingTests", dependencies: ["SpeakWyoming", "SpeakKit", "SpeakTestSupport"]),
         // These run the built `speak` and `speak-full`, which `swift build --build-tests` builds with them.
