@@ -9,8 +9,12 @@ import Testing
 struct StreamingTests {
     static let sentence = "The build finished a few minutes ago, and every one of the tests passed on the first try."
 
+    /// A synthesizer of its own, so the model is idle unless a test here keeps it busy (other suites
+    /// run at the same time on the shared one).
+    static let synthesizer = PiperSynthesizer()
+
     static func split() throws -> (PiperModel, PiperSplitModel) {
-        let model = try Joe.synthesizer.model(for: Joe.voice)
+        let model = try synthesizer.model(for: Joe.voice)
         return (model, try #require(model.split, "no split parts beside \(model.files.model.path)"))
     }
 
@@ -59,12 +63,7 @@ struct StreamingTests {
     @Test("a reply's first sentence comes in windows, the first well before the sentence's end; later ones whole")
     func firstSentenceStreams() throws {
         _ = try Self.split()
-        var sentences: [[[Int16]]] = [[]]
-        try Joe.synthesizer.synthesize(
-            Self.sentence + " It is time for lunch.", options: SpeechOptions(voice: Joe.voice),
-            onProgress: { _ in sentences.append([]) },
-            onChunk: { chunk in sentences[sentences.count - 1].append(Array(chunk.samples)) })
-        sentences.removeLast()
+        let sentences = try Self.sentenceChunks(Self.sentence + " It is time for lunch.")
         #expect(sentences.count == 2)
         #expect(sentences[0].count >= 3, "the first sentence in \(sentences[0].count) chunks")
         #expect(sentences[1].count == 1)
@@ -73,5 +72,22 @@ struct StreamingTests {
         let first = sentences[0].flatMap { $0 }
         #expect(first.rms > 1500, "RMS \(first.rms)")
         #expect(first.count { abs(Int($0)) >= 32767 } < 20)
+    }
+
+    @Test("beside another reply on the same model, the first sentence is made whole (throughput first)")
+    func busyModelDecodesWhole() throws {
+        let (model, _) = try Self.split()
+        guard model.turns.slots > 1 else { return }  // one core: the reply would wait for the slot held here
+        let sentences = try model.turns.run(turn: 0) { try Self.sentenceChunks(Self.sentence) }
+        #expect(sentences.map(\.count) == [1])
+    }
+
+    /// Each sentence's chunks, told apart by the progress calls.
+    static func sentenceChunks(_ text: String) throws -> [[[Int16]]] {
+        var sentences: [[[Int16]]] = [[]]
+        try synthesizer.synthesize(
+            text, options: SpeechOptions(voice: Joe.voice), onProgress: { _ in sentences.append([]) },
+            onChunk: { chunk in sentences[sentences.count - 1].append(Array(chunk.samples)) })
+        return Array(sentences.dropLast())
     }
 }
