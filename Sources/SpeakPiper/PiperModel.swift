@@ -1,6 +1,7 @@
 internal import CSherpaOnnx
 import FoundationEssentials
 import Glibc
+import SpeakKit
 import Synchronization
 
 /// One Piper model loaded into sherpa-onnx, shared by every voice and request that uses it.
@@ -23,9 +24,19 @@ final class PiperModel: @unchecked Sendable {
     let turns: FairTurns
     /// How many generate calls this model has made (the tests' window into streaming).
     let generated = Atomic(0)
-    /// The model split at its decoder, when the install step made the parts for this ONNX Runtime:
-    /// a reply's first sentence is decoded from it in windows (``stream(_:speaker:speed:turn:_:)``).
-    let split: PiperSplitModel?
+    /// The model split at its decoder, when the install step made the parts for this ONNX Runtime
+    /// and they are loaded: a reply's first sentence is decoded from it in windows
+    /// (``stream(_:speaker:speed:turn:_:)``). Loaded in the background from the model's second
+    /// reply on (``noteReply()``), so a process that says one thing (the CLI) never pays for it.
+    var split: PiperSplitModel? { splitState.withLock { $0.loaded ?? nil } }
+    private let splitState = Locked(SplitState())
+    private let session: SessionSettings
+
+    private struct SplitState {
+        var replies = 0
+        /// `nil` until loaded; then the parts, or `nil` inside when there are none to load.
+        var loaded: PiperSplitModel??
+    }
 
     init(
         files: PiperVoicePreparation.Prepared, config: PiperVoiceConfig, library: SherpaOnnxLibrary,
@@ -56,8 +67,7 @@ final class PiperModel: @unchecked Sendable {
         sampleRate = Int(library.api.OfflineTtsSampleRate(made))
         speakers = Int(library.api.OfflineTtsNumSpeakers(made))
         turns = FairTurns(slots: max(cores, 1))
-        // No split (or no ONNX Runtime to run it): every sentence is decoded whole, as it always could be.
-        split = (try? PiperSplitModel.load(for: files.model, runtime: OnnxRuntime.shared(), session: session)) ?? nil
+        self.session = session
     }
 
     private static func create(
@@ -106,6 +116,28 @@ final class PiperModel: @unchecked Sendable {
         guard !phonemes.isEmpty else { return [] }
         return try turns.run(turn: turn) { () throws(PiperError) -> [Float] in
             try generateNow(phonemes, speaker: speaker, speed: speed)
+        }
+    }
+
+    /// Counts a reply; the second starts loading ``split`` on another thread.
+    func noteReply() {
+        let second = splitState.withLock { state in
+            state.replies += 1
+            return state.replies == 2
+        }
+        if second { startDetachedThread { [self] in _ = loadSplit() } }
+    }
+
+    /// ``split``, loaded now if it is not yet. No split (or no ONNX Runtime to run it): `nil`, and
+    /// every sentence is decoded whole, as it always could be.
+    @discardableResult
+    func loadSplit() -> PiperSplitModel? {
+        if let loaded = splitState.withLock({ $0.loaded }) { return loaded }
+        let split =
+            (try? PiperSplitModel.load(for: files.model, runtime: OnnxRuntime.shared(), session: session)) ?? nil
+        return splitState.withLock { state in
+            if state.loaded == nil { state.loaded = .some(split) }
+            return state.loaded ?? nil
         }
     }
 

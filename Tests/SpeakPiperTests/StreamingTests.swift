@@ -15,7 +15,7 @@ struct StreamingTests {
 
     static func split() throws -> (PiperModel, PiperSplitModel) {
         let model = try synthesizer.model(for: Joe.voice)
-        return (model, try #require(model.split, "no split parts beside \(model.files.model.path)"))
+        return (model, try #require(model.loadSplit(), "no split parts beside \(model.files.model.path)"))
     }
 
     /// Piper's ids of `text`'s phonemes, as the model's stream makes them.
@@ -80,6 +80,15 @@ struct StreamingTests {
         guard model.turns.slots > 1 else { return }  // one core: the reply would wait for the slot held here
         let sentences = try model.turns.run(turn: 0) { try Self.sentenceChunks(Self.sentence) }
         #expect(sentences.map(\.count) == [1])
+    }
+
+    @Test("a model's first reply does not load the parts (a CLI says one thing); they load from the second on")
+    func firstReplyLoadsNoParts() throws {
+        let synthesizer = PiperSynthesizer()
+        let model = try synthesizer.model(for: Joe.voice)
+        try synthesizer.synthesize("Done.", options: SpeechOptions(voice: Joe.voice), onProgress: nil) { _ in }
+        #expect(model.split == nil)
+        #expect(model.loadSplit() != nil)
     }
 
     /// Each sentence's chunks, told apart by the progress calls.
