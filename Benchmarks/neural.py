@@ -395,6 +395,7 @@ def streaming_part(args, speak, speak_full, tmp, fifo, alsa_env):
     the short text and the paragraph from a warm `speak serve` each, the cold CLI's first audio,
     and 4 concurrent paragraph replies (time until the last byte of all four)."""
     sides = {"streamed": "1", "whole": "0"}
+    server_env = dict(pair.split("=", 1) for pair in args.server_env)
     ports, procs = {}, []
     results = {"http_first_byte": {}, "cold_first_audio": {}, "four_concurrent_s": {}, "load_average": []}
     try:
@@ -404,11 +405,14 @@ def streaming_part(args, speak, speak_full, tmp, fifo, alsa_env):
                 subprocess.Popen(
                     [speak_full, "serve", "--port", str(ports[side]), "--cache-dir", os.path.join(tmp, "cache-" + side),
                      "--cache-bytes", "0"],
-                    env=dict(os.environ, SPEAK_SOCKET="", SPEAK_PIPER_STREAM=flag),
+                    env=dict(os.environ, SPEAK_SOCKET="", SPEAK_PIPER_STREAM=flag, **server_env),
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         for side in sides:
             wait_port(ports[side])
-            http_post(ports[side], "/v1/audio/speech", speech_request("Warm up. Two sentences."))
+            # The second reply starts loading the split parts; the third finds them (or not) loaded.
+            for _ in range(3):
+                http_post(ports[side], "/v1/audio/speech", speech_request("Warm up. Two sentences."))
+                time.sleep(0.5)
         texts = {"short": SHORT, "paragraph": PARAGRAPH}
         samples = {k: {n: {s: [] for s in sides} for n in texts} for k in ("http", "cold")}
         four = {s: [] for s in sides}
@@ -466,6 +470,7 @@ def main():
     parser.add_argument("--no-wer", action="store_true", help="only the timings, no word error rates")
     parser.add_argument(
         "--streaming", action="store_true", help="only the first sentence streamed against whole (speak alone)")
+    parser.add_argument("--server-env", action="append", default=[], help="KEY=VALUE for both servers (--streaming)")
     args = parser.parse_args()
     speak, speak_full = os.path.join(args.bin, "speak"), os.path.join(args.bin, "speak-full")
     # A binary built with --scratch-path outside .build/ does not find the package's Voices/ itself.
