@@ -81,7 +81,18 @@ def windows(frames):
 
 
 def main():
-    model_path, version = sys.argv[1], sys.argv[2]
+    base = sys.argv[1][: -len(".onnx")]
+    try:
+        split(sys.argv[1], sys.argv[2])
+    finally:
+        # Nothing half made stays beside the model (a model that does not run leaves no parts).
+        for leftover in (f"{base}.front.optimized-onnxruntime-{sys.argv[2]}.onnx.tmp",
+                         f"{base}.decoder.optimized-onnxruntime-{sys.argv[2]}.onnx.tmp", base + ".split.json.tmp"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+
+
+def split(model_path, version):
     base = model_path[: -len(".onnx")]
     front_path = f"{base}.front.optimized-onnxruntime-{version}.onnx"
     decoder_path = f"{base}.decoder.optimized-onnxruntime-{version}.onnx"

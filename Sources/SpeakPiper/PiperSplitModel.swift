@@ -36,24 +36,32 @@ final class PiperSplitModel: Sendable {
         model.deletingPathExtension().appendingPathExtension("\(part).optimized-onnxruntime-\(version).onnx")
     }
 
+    /// The layout of `model`'s split parts for ONNX Runtime `version`, when they are there and
+    /// current (not another ONNX Runtime's, no older than the model).
+    static func currentLayout(for model: URL, onnxRuntime version: String) -> Layout? {
+        guard let data = FileManager.default.contents(atPath: layoutFile(for: model).path),
+            let layout = try? JSONDecoder().decode(Layout.self, from: data), layout.onnxruntime == version,
+            layout.hop > 0, layout.peak > 0
+        else { return nil }
+        func modified(_ url: URL) -> Date? {
+            (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
+        }
+        let parts = ["front", "decoder"].map { partFile($0, for: model, onnxRuntime: version) }
+        let made = parts.compactMap(modified)
+        guard let source = modified(model), made.count == 2, made.allSatisfy({ $0 >= source }) else { return nil }
+        return layout
+    }
+
     /// The split parts of `model` for this ONNX Runtime, loaded; `nil` when the model has none that
     /// are current (no split, another ONNX Runtime's, or older than the model).
     static func load(for model: URL, runtime: OnnxRuntime, session settings: SessionSettings) throws(PiperError)
         -> PiperSplitModel?
     {
-        guard let version = runtime.version,
-            let data = FileManager.default.contents(atPath: layoutFile(for: model).path),
-            let layout = try? JSONDecoder().decode(Layout.self, from: data), layout.onnxruntime == version,
-            layout.hop > 0, layout.peak > 0
-        else { return nil }
+        guard let version = runtime.version, let layout = currentLayout(for: model, onnxRuntime: version) else {
+            return nil
+        }
         let front = partFile("front", for: model, onnxRuntime: version)
         let decoder = partFile("decoder", for: model, onnxRuntime: version)
-        func modified(_ url: URL) -> Date? {
-            (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
-        }
-        guard let source = modified(model), let made = [front, decoder].compactMap(modified).min(), made >= source,
-            modified(front) != nil, modified(decoder) != nil
-        else { return nil }
         return PiperSplitModel(
             layout: layout,
             front: try runtime.session(front.path, threads: settings.threads, spinning: settings.spinning),

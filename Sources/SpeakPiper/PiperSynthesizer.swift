@@ -160,7 +160,8 @@ public final class PiperSynthesizer: Synthesizer {
         if modified(copy) >= modified(model), let prepared = try? PiperVoicePreparation.preparedFiles(of: copy) {
             return prepared
         }
-        return try PiperVoicePreparation.prepare(model: model, into: preparedDirectory)
+        // Not split here: this is a reply's first use, which must not wait for it.
+        return try PiperVoicePreparation.prepare(model: model, into: preparedDirectory, split: false)
     }
 
     private func modified(_ url: URL) -> Date {

@@ -91,6 +91,23 @@ struct StreamingTests {
         #expect(model.loadSplit() != nil)
     }
 
+    @Test(
+        "installing a voice splits it when install-piper's tools are there; its parts load",
+        .enabled(if: PiperModelSplitter.toolDirectory() != nil))
+    func installSplits() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("split-\(UUID())")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let original = try Joe.original(named: "en_US-test-medium.onnx", in: scratch)
+        let prepared = try PiperVoicePreparation.prepare(
+            model: original, into: scratch.appendingPathComponent("models"))
+        let runtime = try OnnxRuntime.shared()
+        let layout = PiperSplitModel.currentLayout(for: prepared.model, onnxRuntime: try #require(runtime.version))
+        #expect(layout?.hop == 256)
+        let split = try PiperSplitModel.load(for: prepared.model, runtime: runtime, session: .standard())
+        #expect(split != nil)
+    }
+
     /// Each sentence's chunks, told apart by the progress calls.
     static func sentenceChunks(_ text: String) throws -> [[[Int16]]] {
         var sentences: [[[Int16]]] = [[]]
