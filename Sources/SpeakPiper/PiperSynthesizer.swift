@@ -239,8 +239,8 @@ public final class PiperSynthesizer: Synthesizer {
             for (turn, piece) in pieces.enumerated() {
                 guard !pipeline.cancelled else { break }
                 do throws(PiperError) {
-                    // Only on an idle model: beside other replies the windows' context and the
-                    // parts' own thread pools cost throughput (4 replies at once took 17 % longer).
+                    // Only on an idle model: beside other replies, the windows' context and the
+                    // parts' own thread pools would cost the machine's throughput.
                     if turn == 0, let streamed, model.turns.isIdle {
                         var first = true
                         try model.stream(piece, speaker: speaker, speed: speed, turn: turn) { audio, last in
