@@ -44,6 +44,8 @@ let package = Package(
         .target(name: "CEspeakNG", linkerSettings: [.linkedLibrary("dl")]),
         // sherpa-onnx's C API, vendored header, opened with dlopen on first use (Scripts/install-piper).
         .target(name: "CSherpaOnnx", linkerSettings: [.linkedLibrary("dl")]),
+        // The few ONNX Runtime C API entries speak calls itself, declared in its own header; dlopened.
+        .target(name: "COnnxRuntime", linkerSettings: [.linkedLibrary("dl")]),
 
         // The engine: espeak-ng, LAME, mpg123, ALSA, and the seams every other engine plugs into.
         // accept4 and SO_PEERCRED, which Swift's Glibc module leaves out (they need _GNU_SOURCE).
@@ -54,7 +56,7 @@ let package = Package(
         .target(name: "SpeakMedia", dependencies: ["SpeakKit", "CFFmpeg"]),
         .target(name: "SpeakPocketSphinx", dependencies: ["SpeakKit", "CPocketSphinx"]),
         .target(name: "SpeakUpstream", dependencies: ["SpeakKit"]),
-        .target(name: "SpeakPiper", dependencies: ["SpeakKit", "CSherpaOnnx"]),
+        .target(name: "SpeakPiper", dependencies: ["SpeakKit", "CSherpaOnnx", "COnnxRuntime"]),
         .target(name: "SpeakWhisper", dependencies: ["SpeakKit", "CWhisper"]),
         // The web page is a plain HTML file, compiled in as bytes (PackageResources.index_html): an installed
         // binary needs no data directory.
@@ -91,7 +93,8 @@ let package = Package(
             name: "SpeakKitTests",
             dependencies: ["SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakTestSupport"]),
         .testTarget(name: "SpeakWhisperTests", dependencies: ["SpeakWhisper", "SpeakKit"]),
-        .testTarget(name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx"]),
+        .testTarget(
+            name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx", "COnnxRuntime"]),
         .testTarget(name: "SpeakServerTests", dependencies: ["SpeakServer", "SpeakKit"]),
         .testTarget(name: "SpeakWyomingTests", dependencies: ["SpeakWyoming", "SpeakKit", "SpeakTestSupport"]),
         // These run the built `speak` and `speak-full`, which `swift build --build-tests` builds with them.

@@ -30,8 +30,11 @@ order flipped each round; medians over rounds.
   through speak, and piper-tts, transcribed by whisper.cpp (pywhispercpp, base model) when it can
   be had, else pocketsphinx free dictation.
 Prints Markdown tables; writes Benchmarks/results/neural.json.
+--streaming: only speak, a reply's first sentence decoded in windows against whole (SPEAK_PIPER_STREAM=0)
+on the same build (streaming_part); writes Benchmarks/results/streaming.json.
 """
 import argparse, http.client, io, json, os, re, select, signal, socket, statistics, subprocess, sys, tempfile, time
+import threading
 import wave
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -386,18 +389,96 @@ def wer(refs, hyps):
     return errors / total
 
 
+def streaming_part(args, speak, speak_full, tmp, fifo, alsa_env):
+    """A reply's first sentence decoded in windows (the split model) against whole (SPEAK_PIPER_STREAM=0),
+    on the same build, alternating, with the load average of each sample: HTTP first byte (pcm) of
+    the short text and the paragraph from a warm `speak serve` each, the cold CLI's first audio,
+    and 4 concurrent paragraph replies (time until the last byte of all four)."""
+    sides = {"streamed": "1", "whole": "0"}
+    server_env = dict(pair.split("=", 1) for pair in args.server_env)
+    ports, procs = {}, []
+    results = {"http_first_byte": {}, "cold_first_audio": {}, "four_concurrent_s": {}, "load_average": []}
+    try:
+        for side, flag in sides.items():
+            ports[side] = free_port()
+            procs.append(
+                subprocess.Popen(
+                    [speak_full, "serve", "--port", str(ports[side]), "--cache-dir", os.path.join(tmp, "cache-" + side),
+                     "--cache-bytes", "0"],
+                    env=dict(os.environ, SPEAK_SOCKET="", SPEAK_PIPER_STREAM=flag, **server_env),
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for side in sides:
+            wait_port(ports[side])
+            # The second reply starts loading the split parts; the third finds them (or not) loaded.
+            for _ in range(3):
+                http_post(ports[side], "/v1/audio/speech", speech_request("Warm up. Two sentences."))
+                time.sleep(0.5)
+        texts = {"short": SHORT, "paragraph": PARAGRAPH}
+        samples = {k: {n: {s: [] for s in sides} for n in texts} for k in ("http", "cold")}
+        four = {s: [] for s in sides}
+        for round_ in range(args.rounds):
+            order = list(sides) if round_ % 2 == 0 else list(reversed(sides))
+            results["load_average"].append(os.getloadavg()[0])
+            for name, text in texts.items():
+                for side in order:
+                    samples["http"][name][side].append(
+                        http_post(ports[side], "/v1/audio/speech", speech_request(text))[0])
+                for side in order:
+                    env = dict(alsa_env, SPEAK_PIPER_STREAM=sides[side])
+                    first = first_byte_of([speak, "-v", "joe", "-a", "bench", text], read_fd_path=fifo, env=env)[0]
+                    samples["cold"][name][side].append(first)
+            for side in order:
+                start = time.perf_counter()
+                threads = []
+                for _ in range(4):
+                    t = threading.Thread(
+                        target=http_post, args=(ports[side], "/v1/audio/speech", speech_request(PARAGRAPH)))
+                    t.start()
+                    threads.append(t)
+                for t in threads:
+                    t.join()
+                four[side].append(time.perf_counter() - start)
+        for name in texts:
+            results["http_first_byte"][name] = {s: median(v) for s, v in samples["http"][name].items()}
+            results["cold_first_audio"][name] = {s: median(v) for s, v in samples["cold"][name].items()}
+        results["four_concurrent_s"] = {s: median(v) for s, v in four.items()}
+        results["samples"] = {"http": samples["http"], "cold": samples["cold"], "four": four}
+    finally:
+        stop(procs)
+    ms = lambda v: f"{v * 1000:.0f} ms"
+    print(f"\n## First sentence streamed vs whole ({args.rounds} rounds, alternating; "
+          f"load average {min(results['load_average']):.2f}-{max(results['load_average']):.2f})\n")
+    print("| measure | text | streamed | whole | ratio |\n|---|---|---|---|---|")
+    labels = (("http_first_byte", "HTTP first byte (pcm, warm server)"), ("cold_first_audio", "CLI cold first audio"))
+    for key, label in labels:
+        for name, row in results[key].items():
+            print(f"| {label} | {name} | {ms(row['streamed'])} | {ms(row['whole'])} | "
+                  f"{row['streamed'] / row['whole']:.2f}x |")
+    row = results["four_concurrent_s"]
+    print(f"| 4 concurrent paragraph replies, all done | paragraph | {row['streamed']:.2f} s | {row['whole']:.2f} s | "
+          f"{row['streamed'] / row['whole']:.2f}x |")
+    os.makedirs(os.path.join(ROOT, "Benchmarks/results"), exist_ok=True)
+    with open(os.path.join(ROOT, "Benchmarks/results/streaming.json"), "w") as f:
+        json.dump(results, f, indent=1)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build/release"))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--wer-only", action="store_true", help="only the word error rates")
     parser.add_argument("--no-wer", action="store_true", help="only the timings, no word error rates")
+    parser.add_argument(
+        "--streaming", action="store_true", help="only the first sentence streamed against whole (speak alone)")
+    parser.add_argument("--server-env", action="append", default=[], help="KEY=VALUE for both servers (--streaming)")
     args = parser.parse_args()
     speak, speak_full = os.path.join(args.bin, "speak"), os.path.join(args.bin, "speak-full")
     # A binary built with --scratch-path outside .build/ does not find the package's Voices/ itself.
     os.environ["SPEAK_VOICES"] = ":".join(filter(None, [os.path.join(ROOT, "Voices"), os.environ.get("SPEAK_VOICES")]))
     tmp = tempfile.mkdtemp(prefix="neural-bench-")
     fifo, alsa_env = alsa_fifo_env(tmp)
+    if args.streaming:
+        return streaming_part(args, speak, speak_full, tmp, fifo, alsa_env)
     results = {
         "rounds": args.rounds,
         "load_average_before": os.getloadavg(),

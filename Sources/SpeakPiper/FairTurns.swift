@@ -40,6 +40,9 @@ final class FairTurns: @unchecked Sendable {
         return try body()
     }
 
+    /// Whether no caller runs or waits: the model has the machine's cores to itself.
+    var isIdle: Bool { condition.withLock { free == slots && waiting.isEmpty } }
+
     /// The latest ``historyLimit`` asks and grants, oldest first.
     var history: [Event] { condition.withLock { events } }
 

@@ -1,6 +1,7 @@
 internal import CSherpaOnnx
 import FoundationEssentials
 import Glibc
+import SpeakKit
 import Synchronization
 
 /// One Piper model loaded into sherpa-onnx, shared by every voice and request that uses it.
@@ -23,6 +24,19 @@ final class PiperModel: @unchecked Sendable {
     let turns: FairTurns
     /// How many generate calls this model has made (the tests' window into streaming).
     let generated = Atomic(0)
+    /// The model split at its decoder, when the install step made the parts for this ONNX Runtime
+    /// and they are loaded: a reply's first sentence is decoded from it in windows
+    /// (``stream(_:speaker:speed:turn:_:)``). Loaded in the background from the model's second
+    /// reply on (``noteReply()``), so a process that says one thing (the CLI) never pays for it.
+    var split: PiperSplitModel? { splitState.withLock { $0.loaded ?? nil } }
+    private let splitState = Locked(SplitState())
+    private let session: SessionSettings
+
+    private struct SplitState {
+        var replies = 0
+        /// `nil` until loaded; then the parts, or `nil` inside when there are none to load.
+        var loaded: PiperSplitModel??
+    }
 
     init(
         files: PiperVoicePreparation.Prepared, config: PiperVoiceConfig, library: SherpaOnnxLibrary,
@@ -53,6 +67,7 @@ final class PiperModel: @unchecked Sendable {
         sampleRate = Int(library.api.OfflineTtsSampleRate(made))
         speakers = Int(library.api.OfflineTtsNumSpeakers(made))
         turns = FairTurns(slots: max(cores, 1))
+        self.session = session
     }
 
     private static func create(
@@ -101,6 +116,53 @@ final class PiperModel: @unchecked Sendable {
         guard !phonemes.isEmpty else { return [] }
         return try turns.run(turn: turn) { () throws(PiperError) -> [Float] in
             try generateNow(phonemes, speaker: speaker, speed: speed)
+        }
+    }
+
+    /// Counts a reply; the second starts loading ``split`` on another thread.
+    func noteReply() {
+        let second = splitState.withLock { state in
+            state.replies += 1
+            return state.replies == 2
+        }
+        if second { startDetachedThread { [self] in _ = loadSplit() } }
+    }
+
+    /// ``split``, loaded now if it is not yet. No split (or no ONNX Runtime to run it): `nil`, and
+    /// every sentence is decoded whole, as it always could be.
+    @discardableResult
+    func loadSplit() -> PiperSplitModel? {
+        if let loaded = splitState.withLock({ $0.loaded }) { return loaded }
+        let split =
+            (try? PiperSplitModel.load(for: files.model, runtime: OnnxRuntime.shared(), session: session)) ?? nil
+        return splitState.withLock { state in
+            if state.loaded == nil { state.loaded = .some(split) }
+            return state.loaded ?? nil
+        }
+    }
+
+    /// One sentence (as ``generate(_:speaker:speed:turn:)``) through ``split``, handed to `body` a
+    /// window at a time as it is decoded (`last` on the final window). The audio is the whole
+    /// decode's; the noise is drawn anew, as for every sentence.
+    func stream(
+        _ phonemes: [Int32], speaker: Int, speed: Float, turn: Int = 0,
+        _ body: (_ audio: [Float], _ last: Bool) -> Bool
+    ) throws(PiperError) {
+        guard let split, !phonemes.isEmpty else { return }
+        let ids = config.phonemeIDs
+        guard let begin = ids["^"], let pad = ids["_"], let end = ids["$"] else {
+            throw .invalidConfig(files.config.path, "no ^, _ or $ in phoneme_id_map")
+        }
+        // As piper-tts makes them: ^ _ then each phoneme and _, then $.
+        var sequence = [Int64(begin), Int64(pad)]
+        for phoneme in phonemes {
+            guard let scalar = Unicode.Scalar(UInt32(bitPattern: phoneme)), let id = ids[scalar] else { continue }
+            sequence += [Int64(id), Int64(pad)]
+        }
+        sequence.append(Int64(end))
+        let scales = [Float(config.noiseScale), 1 / max(speed, 1e-3), Float(config.noiseW)]
+        try turns.run(turn: turn) { () throws(PiperError) in
+            try split.stream(ids: sequence, scales: scales, speaker: speakers > 1 ? speaker : nil, body)
         }
     }
 

@@ -160,7 +160,8 @@ public final class PiperSynthesizer: Synthesizer {
         if modified(copy) >= modified(model), let prepared = try? PiperVoicePreparation.preparedFiles(of: copy) {
             return prepared
         }
-        return try PiperVoicePreparation.prepare(model: model, into: preparedDirectory)
+        // Not split here: this is a reply's first use, which must not wait for it.
+        return try PiperVoicePreparation.prepare(model: model, into: preparedDirectory, split: false)
     }
 
     private func modified(_ url: URL) -> Date {
@@ -227,13 +228,30 @@ public final class PiperSynthesizer: Synthesizer {
         let gain = Float(options.volume) / 100
         let rateHz = model.sampleRate
 
-        // One piece ahead: the next is synthesised while this one is handed on (played, sent).
-        let pipeline = Pipeline(capacity: 1)
+        // One piece ahead: the next is synthesised while this one is handed on (played, sent). A
+        // reply's first sentence comes a window at a time when the model is split, scaled by the
+        // voice's loudest peak at install with some headroom (a slow rate peaks higher), as its own
+        // is not known until it is all decoded.
+        let pipeline = PiperPipeline(capacity: 1)
+        model.noteReply()
+        let streamed = model.split.flatMap { Self.streamsFirstSentence ? Float($0.layout.peak) * 1.2 : nil }
         startDetachedThread {
             for (turn, piece) in pieces.enumerated() {
                 guard !pipeline.cancelled else { break }
                 do throws(PiperError) {
-                    pipeline.put(.success(try model.generate(piece, speaker: speaker, speed: speed, turn: turn)))
+                    // Only on an idle model: beside other replies, the windows' context and the
+                    // parts' own thread pools would cost the machine's throughput.
+                    if turn == 0, let streamed, model.turns.isIdle {
+                        var first = true
+                        try model.stream(piece, speaker: speaker, speed: speed, turn: turn) { audio, last in
+                            pipeline.put(.success(.init(samples: audio, peak: streamed, starts: first, ends: last)))
+                            first = false
+                            return !pipeline.cancelled
+                        }
+                    } else {
+                        let audio = try model.generate(piece, speaker: speaker, speed: speed, turn: turn)
+                        pipeline.put(.success(.init(samples: audio, peak: nil, starts: true, ends: true)))
+                    }
                 } catch {
                     pipeline.put(.failure(error))
                     break
@@ -244,31 +262,42 @@ public final class PiperSynthesizer: Synthesizer {
         defer { pipeline.cancelAndWait() }
         var done = 0
         while let next = pipeline.take() {
-            let audio: [Float]
+            let audio: PiperPipeline.Audio
             do {
                 audio = try next.get()
             } catch {
                 // The model loaded but cannot run: damaged (65, and 503 for this voice alone).
                 throw SynthesisError.modelDamaged(engine: Self.engineName, reason: "voice '\(voice.name)': \(error)")
             }
-            let samples = Self.pcm(audio, gain: gain, sampleRate: rateHz)
+            let samples = Self.pcm(
+                audio.samples, gain: gain, sampleRate: rateHz, peak: audio.peak, fadeIn: audio.starts,
+                fadeOut: audio.ends)
             try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: rateHz)) }
+            guard audio.ends else { continue }
             done += 1
             onProgress?(Double(done) / Double(pieces.count))
         }
     }
 
+    /// Whether a reply's first sentence is decoded in windows when the model is split:
+    /// `SPEAK_PIPER_STREAM=0` decodes every sentence whole.
+    static let streamsFirstSentence = ProcessInfo.processInfo.environment["SPEAK_PIPER_STREAM"] != "0"
+
     /// 16-bit PCM of one sentence as piper-tts makes it (peak-normalised), scaled by `gain`, with a
-    /// 2 ms fade at each end so that sentences join without a click.
-    static func pcm(_ audio: [Float], gain: Float, sampleRate: Int) -> [Int16] {
-        let peak = audio.reduce(Float(0)) { max($0, abs($1)) }
+    /// 2 ms fade at each end so that sentences join without a click. A window of a sentence is
+    /// scaled by the given `peak` instead, and faded only at the sentence's own ends.
+    static func pcm(
+        _ audio: [Float], gain: Float, sampleRate: Int, peak given: Float? = nil, fadeIn: Bool = true,
+        fadeOut: Bool = true
+    ) -> [Int16] {
+        let peak = given ?? audio.reduce(Float(0)) { max($0, abs($1)) }
         let scale = peak < 1e-8 ? 0 : gain / peak
         let fade = min(sampleRate / 500, audio.count / 2)
         var out = [Int16](repeating: 0, count: audio.count)
         for index in audio.indices {
             var value = audio[index] * scale
-            if index < fade { value *= Float(index) / Float(fade) }
-            if audio.count - 1 - index < fade { value *= Float(audio.count - 1 - index) / Float(fade) }
+            if fadeIn, index < fade { value *= Float(index) / Float(fade) }
+            if fadeOut, audio.count - 1 - index < fade { value *= Float(audio.count - 1 - index) / Float(fade) }
             out[index] = Int16(max(-1, min(1, value)) * 32767)
         }
         return out
@@ -293,52 +322,4 @@ public final class PiperSynthesizer: Synthesizer {
 /// Where one model file's loaded model lives once loaded; its lock is held while it loads.
 private final class ModelSlot: Sendable {
     let model = Locked<PiperModel?>(nil)
-}
-
-/// A bounded hand-over from the synthesising thread to the caller's.
-/// Its state is guarded by `condition`'s lock.
-private final class Pipeline: @unchecked Sendable {
-    private let condition = ThreadCondition()
-    private var queue: [Result<[Float], PiperError>] = []
-    private var finished = false
-    private var isCancelled = false
-    private let capacity: Int
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    var cancelled: Bool { condition.withLock { isCancelled } }
-
-    /// Waits while `capacity` sentences are waiting to be taken (or until cancelled).
-    func put(_ item: Result<[Float], PiperError>) {
-        condition.withLock {
-            while queue.count >= capacity, !isCancelled { condition.wait() }
-            if !isCancelled { queue.append(item) }
-            condition.broadcast()
-        }
-    }
-
-    func finish() {
-        condition.withLock {
-            finished = true
-            condition.broadcast()
-        }
-    }
-
-    /// The next sentence, or `nil` once the producer has finished and all were taken.
-    func take() -> Result<[Float], PiperError>? {
-        condition.withLock {
-            while queue.isEmpty, !finished { condition.wait() }
-            defer { condition.broadcast() }
-            return queue.isEmpty ? nil : queue.removeFirst()
-        }
-    }
-
-    /// Stops the producer after its current sentence and waits until it has.
-    func cancelAndWait() {
-        condition.withLock {
-            isCancelled = true
-            condition.broadcast()
-            while !finished { condition.wait() }
-        }
-    }
 }

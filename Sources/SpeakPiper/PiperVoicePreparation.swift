@@ -62,9 +62,17 @@ public enum PiperVoicePreparation {
 
     /// Prepares `model` into `directory` (created if need be) and returns the prepared files.
     /// A model that is already prepared there is left as it is. Files are written under a
-    /// temporary name and renamed into place.
+    /// temporary name and renamed into place. With `split`, the prepared model is also split at
+    /// its decoder for first-sentence streaming (``PiperModelSplitter``) when the tools for it are
+    /// installed; a voice that cannot be split still speaks, each sentence decoded whole.
     @discardableResult
-    public static func prepare(model: URL, into directory: URL) throws(PiperError) -> Prepared {
+    public static func prepare(model: URL, into directory: URL, split: Bool = true) throws(PiperError) -> Prepared {
+        let prepared = try prepareFiles(model: model, into: directory)
+        if split { PiperModelSplitter.split(prepared.model) }
+        return prepared
+    }
+
+    private static func prepareFiles(model: URL, into directory: URL) throws(PiperError) -> Prepared {
         let model = model.standardizedFileURL
         let config = configFile(for: model)
         guard FileManager.default.fileExists(atPath: config.path) else { throw .configMissing(model.path) }

@@ -131,7 +131,7 @@ final class CommandTests {
 
         // Prepared in place and named by a voice: speaking with it is 65 too, never an abort.
         let prepared = scratch.appendingPathComponent("prepared")
-        try PiperVoicePreparation.prepare(model: model, into: prepared)
+        try PiperVoicePreparation.prepare(model: model, into: prepared, split: false)
         let voices = scratch.appendingPathComponent("voices")
         try FileManager.default.createDirectory(at: voices, withIntermediateDirectories: true)
         try Data(#"{"name":"bad","language":"en-US","engine":"piper","piper":{"model":"en_US-bad-medium.onnx"}}"#.utf8)

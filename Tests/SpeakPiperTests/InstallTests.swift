@@ -73,7 +73,7 @@ final class InstallTests {
         let planted = models.appendingPathComponent(".original.onnx.\(getpid())")
         try FileManager.default.createSymbolicLink(at: planted, withDestinationURL: victim)
 
-        let prepared = try PiperVoicePreparation.prepare(model: model, into: models)
+        let prepared = try PiperVoicePreparation.prepare(model: model, into: models, split: false)
         #expect(try Data(contentsOf: victim) == Data("keep me".utf8))
         let type = try FileManager.default.attributesOfItem(atPath: prepared.model.path)[.type] as? FileAttributeType
         #expect(type == .typeRegular)

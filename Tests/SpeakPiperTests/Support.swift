@@ -42,6 +42,15 @@ enum Joe {
         return url
     }
 
+    /// Each sentence's samples (the windows of a streamed one joined), told apart by the progress calls.
+    static func sentences(_ text: String) throws -> [[Int16]] {
+        var sentences: [[Int16]] = [[]]
+        try synthesizer.synthesize(
+            text, options: SpeechOptions(voice: voice), onProgress: { _ in sentences.append([]) },
+            onChunk: { sentences[sentences.count - 1] += Array($0.samples) })
+        return Array(sentences.dropLast())
+    }
+
     static func pcm(_ text: String, options: SpeechOptions = SpeechOptions(voice: voice)) throws -> PCMBuffer {
         let chunks = try chunks(text, options: options)
         return PCMBuffer(sampleRate: chunks.first?.sampleRate ?? 0, samples: chunks.flatMap(\.samples))

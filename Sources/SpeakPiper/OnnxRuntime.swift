@@ -1,0 +1,199 @@
+internal import COnnxRuntime
+import FoundationEssentials
+import Glibc
+
+/// ONNX Runtime's C API, opened with dlopen on first use: the same library file that sherpa-onnx
+/// runs on (install-piper's `libonnxruntime.so.1` beside it), so the process holds one ONNX Runtime.
+/// Used for what sherpa-onnx cannot run: the parts of a split Piper model (``PiperSplitModel``).
+/// The table and the environment are made once, before this is shared, and only read after.
+final class OnnxRuntime: @unchecked Sendable {
+    let api: SpeakOnnxRuntime
+    let path: String
+    let version: String?
+    private let environment: OpaquePointer
+    private let cpu: OpaquePointer
+
+    /// `SPEAK_ONNXRUNTIME_LIB` alone when set; else `libonnxruntime.so.1` beside each place the
+    /// sherpa-onnx library is looked for.
+    static func candidates(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        if let path = environment["SPEAK_ONNXRUNTIME_LIB"], !path.isEmpty { return [path] }
+        return SherpaOnnxLibrary.candidates(environment: environment).map {
+            URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("libonnxruntime.so.1").path
+        }
+    }
+
+    private static let loaded = Result { () throws(PiperError) -> OnnxRuntime in try open() }
+
+    /// The runtime, opened on the first call; later calls return the same one (or the same error).
+    static func shared() throws(PiperError) -> OnnxRuntime { try loaded.get() }
+
+    private static func open() throws(PiperError) -> OnnxRuntime {
+        let paths = candidates()
+        guard let path = paths.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            throw .runtimeUnavailable("no \(paths.joined(separator: " or "))")
+        }
+        var api = SpeakOnnxRuntime()
+        var error = [CChar](repeating: 0, count: 1024)
+        guard speak_onnxruntime_open(path, &api, &error, error.count) == 0 else {
+            throw .runtimeUnavailable(
+                String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        // ONNX Runtime keeps one environment per process: this is sherpa-onnx's when it made one first.
+        var environment: OpaquePointer?
+        try check(api, api.CreateEnv(Int32(SpeakOrtLoggingLevelError), "speak", &environment), path)
+        var cpu: OpaquePointer?
+        try check(
+            api, api.CreateCpuMemoryInfo(Int32(SpeakOrtArenaAllocator), Int32(SpeakOrtMemTypeDefault), &cpu),
+            path)
+        guard let environment, let cpu else { throw .runtimeUnavailable("\(path): no environment") }
+        return OnnxRuntime(api: api, path: path, environment: environment, cpu: cpu)
+    }
+
+    private init(api: SpeakOnnxRuntime, path: String, environment: OpaquePointer, cpu: OpaquePointer) {
+        self.api = api
+        self.path = path
+        self.version = api.version.map { String(cString: $0) }
+        self.environment = environment
+        self.cpu = cpu
+    }
+
+    /// Throws the status's message (and releases it) when `status` is an error.
+    static func check(_ api: SpeakOnnxRuntime, _ status: OpaquePointer?, _ path: String) throws(PiperError) {
+        guard let status else { return }
+        let message = api.GetErrorMessage(status).map { String(cString: $0) } ?? "error"
+        api.ReleaseStatus(status)
+        throw .generationFailed(path, message.split(separator: "\n").first.map(String.init) ?? message)
+    }
+
+    /// A session on the model at `path`, already optimised (it is loaded with optimisation off).
+    /// `threads` intra-op threads (the caller's included), spinning between operators or not.
+    func session(_ path: String, threads: Int, spinning: Bool) throws(PiperError) -> OnnxSession {
+        var options: OpaquePointer?
+        try Self.check(api, api.CreateSessionOptions(&options), path)
+        guard let options else { throw .loadFailed(path, "no session options") }
+        defer { api.ReleaseSessionOptions(options) }
+        let spin = spinning ? "1" : "0"
+        do throws(PiperError) {
+            try Self.check(api, api.SetIntraOpNumThreads(options, Int32(threads)), path)
+            try Self.check(api, api.SetInterOpNumThreads(options, 1), path)
+            try Self.check(
+                api, api.SetSessionGraphOptimizationLevel(options, Int32(SpeakOrtDisableAllOptimizations)), path)
+            try Self.check(api, api.AddSessionConfigEntry(options, "session.intra_op.allow_spinning", spin), path)
+            try Self.check(api, api.AddSessionConfigEntry(options, "session.inter_op.allow_spinning", spin), path)
+        } catch {
+            throw .loadFailed(path, "\(error)")
+        }
+        var session: OpaquePointer?
+        do throws(PiperError) {
+            try Self.check(api, api.CreateSession(environment, path, options, &session), path)
+        } catch {
+            if case .generationFailed(_, let reason) = error { throw .loadFailed(path, reason) }
+            throw error
+        }
+        guard let session else { throw .loadFailed(path, "no session") }
+        return OnnxSession(runtime: self, session: session, path: path)
+    }
+
+    /// An ORT value over `buffer` (which must outlive it).
+    func tensor(_ buffer: UnsafeMutableRawBufferPointer, shape: [Int64], type: Int32, path: String)
+        throws(PiperError) -> OpaquePointer
+    {
+        var value: OpaquePointer?
+        try Self.check(
+            api,
+            shape.withUnsafeBufferPointer {
+                api.CreateTensorWithDataAsOrtValue(
+                    cpu, buffer.baseAddress, buffer.count, $0.baseAddress, shape.count, type, &value)
+            }, path)
+        guard let value else { throw .generationFailed(path, "no tensor") }
+        return value
+    }
+}
+
+/// One input of a run: its name, shape and values.
+struct OnnxInput {
+    enum Values {
+        case floats([Float])
+        case integers([Int64])
+    }
+    var name: String
+    var shape: [Int]
+    var values: Values
+}
+
+/// A session of ``OnnxRuntime`` (runs may be concurrent: ONNX Runtime sessions allow it).
+final class OnnxSession: @unchecked Sendable {
+    private let runtime: OnnxRuntime
+    private let session: OpaquePointer
+    let path: String
+
+    fileprivate init(runtime: OnnxRuntime, session: OpaquePointer, path: String) {
+        self.runtime = runtime
+        self.session = session
+        self.path = path
+    }
+
+    deinit { runtime.api.ReleaseSession(session) }
+
+    /// Runs the model on `inputs` and returns its float output `output`, with its shape.
+    func run(_ inputs: [OnnxInput], output: String) throws(PiperError) -> (values: [Float], shape: [Int]) {
+        let api = runtime.api
+        var buffers: [UnsafeMutableRawBufferPointer] = []
+        var values: [OpaquePointer?] = []
+        defer {
+            for value in values { if let value { api.ReleaseValue(value) } }
+            for buffer in buffers { buffer.deallocate() }
+        }
+        for input in inputs {
+            let bytes: Int
+            let type: Int32
+            let buffer: UnsafeMutableRawBufferPointer
+            switch input.values {
+            case .floats(let floats):
+                (bytes, type) = (floats.count * 4, Int32(SpeakOrtFloat))
+                buffer = .allocate(byteCount: max(bytes, 1), alignment: 16)
+                floats.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            case .integers(let integers):
+                (bytes, type) = (integers.count * 8, Int32(SpeakOrtInt64))
+                buffer = .allocate(byteCount: max(bytes, 1), alignment: 16)
+                integers.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            }
+            buffers.append(buffer)
+            let tensor = UnsafeMutableRawBufferPointer(rebasing: buffer[..<bytes])
+            values.append(try runtime.tensor(tensor, shape: input.shape.map(Int64.init), type: type, path: path))
+        }
+        let names = inputs.map { strdup($0.name) }
+        let outputName = strdup(output)
+        defer {
+            for name in names { free(name) }
+            free(outputName)
+        }
+        var result: OpaquePointer?
+        let status = names.map { UnsafePointer($0) }.withUnsafeBufferPointer { inputNames in
+            values.withUnsafeBufferPointer { inputValues in
+                withUnsafePointer(to: UnsafePointer(outputName)) { outputNames in
+                    api.Run(
+                        session, nil, inputNames.baseAddress, inputValues.baseAddress, inputs.count, outputNames, 1,
+                        &result)
+                }
+            }
+        }
+        try OnnxRuntime.check(api, status, path)
+        guard let result else { throw .generationFailed(path, "no output") }
+        defer { api.ReleaseValue(result) }
+        var info: OpaquePointer?
+        try OnnxRuntime.check(api, api.GetTensorTypeAndShape(result, &info), path)
+        guard let info else { throw .generationFailed(path, "no output shape") }
+        defer { api.ReleaseTensorTypeAndShapeInfo(info) }
+        var rank = 0
+        try OnnxRuntime.check(api, api.GetDimensionsCount(info, &rank), path)
+        var dimensions = [Int64](repeating: 0, count: rank)
+        try OnnxRuntime.check(api, api.GetDimensions(info, &dimensions, rank), path)
+        var data: UnsafeMutableRawPointer?
+        try OnnxRuntime.check(api, api.GetTensorMutableData(result, &data), path)
+        let shape = dimensions.map { Int($0) }
+        let count = shape.reduce(1, *)
+        guard let data, count >= 0 else { throw .generationFailed(path, "no output data") }
+        return (Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: Float.self), count: count)), shape)
+    }
+}
