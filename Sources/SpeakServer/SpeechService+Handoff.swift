@@ -98,7 +98,8 @@ private struct StreamedWAV {
             head += bytes
             guard head.count >= 44 else { return }
             let format = try WAV.format(of: head.prefix(44))
-            guard format.encoding == 1, format.channels == 1, format.bitsPerSample == 16, format.samples.lowerBound == 44
+            guard format.encoding == 1, format.channels == 1, format.bitsPerSample == 16,
+                format.samples.lowerBound == 44
             else { throw AudioFileError.notAudio("the engine's WAV is not 16-bit mono PCM") }
             sampleRate = format.sampleRate
             body = head.dropFirst(44)
@@ -111,7 +112,9 @@ private struct StreamedWAV {
         if body.count % 2 == 1 { odd = body.popLast() }
         guard !body.isEmpty, let sampleRate else { return }
         let samples = body.withUnsafeBytes { bytes in
-            (0..<bytes.count / 2).map { Int16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self)) }
+            (0..<bytes.count / 2).map {
+                Int16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self))
+            }
         }
         try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: sampleRate)) }
     }

@@ -105,7 +105,9 @@ struct LocalHandoffTests {
         #expect(try entries() == stored, "made here, not by the server")
         // Piper samples its durations (noise_w), so two syntheses differ a little: within a fifth.
         let (viaServer, here) = (try Self.samples(served), try Self.samples(alone))
-        #expect(here.count > 22_050 / 2 && abs(viaServer.count - here.count) < here.count / 5, "\(viaServer.count) \(here.count)")
+        #expect(
+            here.count > 22_050 / 2 && abs(viaServer.count - here.count) < here.count / 5,
+            "\(viaServer.count) \(here.count)")
         let loudness = Self.rms(viaServer) / Self.rms(here)
         #expect(loudness > 0.8 && loudness < 1.25, "level via the server / here: \(loudness)")
         _ = server.stop()

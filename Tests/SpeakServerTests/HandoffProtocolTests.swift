@@ -91,7 +91,8 @@ struct HandoffProtocolTests {
     /// Whether two replies are the same samples; if not, says where they part (not every sample).
     static func same(_ one: [Int16], _ other: [Int16]) -> Bool {
         guard one != other else { return true }
-        let first = zip(one, other).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(one.count, other.count)
+        let first =
+            zip(one, other).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(one.count, other.count)
         print("\(one.count) samples against \(other.count), first different at \(first)")
         return false
     }
@@ -147,10 +148,12 @@ struct HandoffProtocolTests {
         #expect(silent >= 0)
         defer { close(silent) }
 
-        let health = try Self.http("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", on: server.socket)
+        let health = try Self.http(
+            "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", on: server.socket)
         #expect(health.hasPrefix("HTTP/1.1 200"), "\(health)")
         #expect(health.hasSuffix(#"{"status":"ok"}"#))
-        let voices = try Self.http("GET /voices HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", on: server.socket)
+        let voices = try Self.http(
+            "GET /voices HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", on: server.socket)
         #expect(voices.hasPrefix("HTTP/1.1 200") && voices.contains(#""name":"echo""#), "\(voices)")
 
         let options = SpeechOptions(voice: LocalServer.echoVoice, rate: 300)

@@ -70,7 +70,9 @@ package enum WorkerFrame: UInt8 {
             #if _endian(little)
                 pending.append(contentsOf: UnsafeRawBufferPointer(chunk.samples))
             #else
-                for sample in chunk.samples { withUnsafeBytes(of: sample.littleEndian) { pending.append(contentsOf: $0) } }
+                for sample in chunk.samples {
+                    withUnsafeBytes(of: sample.littleEndian) { pending.append(contentsOf: $0) }
+                }
             #endif
             guard pending.count >= Self.frameBytes else { return }
             var from = pending.startIndex
