@@ -73,7 +73,7 @@ struct LocalHandoffTests {
         (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))).squareRoot()
     }
 
-    @Test("rate, volume and SSML reach the server as given: its audio is as long and as loud as the command's own")
+    @Test("rate, volume, SSML and the voice reach the server as given: as long and as loud as the command's own")
     func optionsReachTheServer() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "handoff-\(UUID().uuidString.prefix(8))")
@@ -110,6 +110,20 @@ struct LocalHandoffTests {
             "\(viaServer.count) \(here.count)")
         let loudness = Self.rms(viaServer) / Self.rms(here)
         #expect(loudness > 0.8 && loudness < 1.25, "level via the server / here: \(loudness)")
+
+        // The voice goes whole too: a joe of the command's own (another voice file, slower) is not
+        // the server's joe, so the command makes it itself.
+        let voices = directory.appendingPathComponent("voices")
+        try FileManager.default.createDirectory(at: voices, withIntermediateDirectories: true)
+        let slowJoe =
+            #"{"name": "joe", "language": "en-US", "engine": "piper", "rate": 120, "#
+            + #""piper": {"model": "en_US-joe-medium.onnx"}}"#
+        try Data(slowJoe.utf8).write(to: voices.appendingPathComponent("joe.json"))
+        let own = directory.appendingPathComponent("own.wav").path
+        let ownResult = try Speak.run(
+            ["--voices-dir", voices.path, "-v", "joe", "-o", own, "Hello."], environment: ["SPEAK_SOCKET": socket])
+        #expect(ownResult.status == 0, "\(ownResult.stderr)")
+        #expect(try entries() == stored, "the server did not speak its own joe instead")
         _ = server.stop()
     }
 
