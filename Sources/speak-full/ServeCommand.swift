@@ -192,7 +192,8 @@ enum ServeCommand {
                 local = try HTTPServer(
                     socketPath: path, threads: 1,
                     limits: configuration.httpLimits(connections: HTTPServer.Limits().connections),
-                    bodyPolicy: service.bodyPolicy, screen: service.screen, handler: service.respond)
+                    bodyPolicy: service.bodyPolicy, screen: service.screen, handler: service.respond,
+                    framedSession: service.handOff)
                 FileHandle.standardError.write(Data("speak serve: local commands on \(path)\n".utf8))
             } catch {
                 FileHandle.standardError.write(Data("speak serve: no local socket: \(error)\n".utf8))

@@ -61,6 +61,72 @@ struct LocalHandoffTests {
         #expect(!FileManager.default.fileExists(atPath: socket))
     }
 
+    /// The samples of a 16-bit mono WAV file written by speak (a 44-byte header).
+    static func samples(_ path: String) throws -> [Int16] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path)).dropFirst(44)
+        return stride(from: data.startIndex, to: data.endIndex - 1, by: 2).map {
+            Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8)
+        }
+    }
+
+    static func rms(_ samples: [Int16]) -> Double {
+        (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))).squareRoot()
+    }
+
+    @Test("rate, volume, SSML and the voice reach the server as given: as long and as loud as the command's own")
+    func optionsReachTheServer() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "handoff-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("run/serve.sock").path
+        let server = try RunningServer(environment: ["SPEAK_SOCKET": socket])
+        try poll("the local socket", seconds: 30) { FileManager.default.fileExists(atPath: socket) }
+        let entries = { try FileManager.default.subpathsOfDirectory(atPath: server.cacheDirectory.path).count }
+
+        let text = "<speak>The nightly backup <emphasis>finished</emphasis> successfully.</speak>"
+        let flags = ["-v", "joe", "--ssml", "--volume", "40", "-r", "260"]
+        let before = try entries()
+        let served = directory.appendingPathComponent("served.wav").path
+        let result = try Speak.run(flags + ["-o", served, text], environment: ["SPEAK_SOCKET": socket])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try entries() > before, "the server made the SSML reply")
+        // Asked again: the server's stored reply, the same samples.
+        let stored = try entries()
+        let again = directory.appendingPathComponent("again.wav").path
+        #expect(try Speak.run(flags + ["-o", again, text], environment: ["SPEAK_SOCKET": socket]).status == 0)
+        #expect(try entries() == stored)
+        #expect(try Self.samples(again) == Self.samples(served), "the stored reply differs")
+
+        let alone = directory.appendingPathComponent("alone.wav").path
+        let none = directory.appendingPathComponent("none.sock").path
+        let local = try Speak.run(flags + ["-o", alone, text], environment: ["SPEAK_SOCKET": none])
+        #expect(local.status == 0, "\(local.stderr)")
+        #expect(try entries() == stored, "made here, not by the server")
+        // Piper samples its durations (noise_w), so two syntheses differ a little: within a fifth.
+        let (viaServer, here) = (try Self.samples(served), try Self.samples(alone))
+        #expect(
+            here.count > 22_050 / 2 && abs(viaServer.count - here.count) < here.count / 5,
+            "\(viaServer.count) \(here.count)")
+        let loudness = Self.rms(viaServer) / Self.rms(here)
+        #expect(loudness > 0.8 && loudness < 1.25, "level via the server / here: \(loudness)")
+
+        // The voice goes whole too: a joe of the command's own (another voice file, slower) is not
+        // the server's joe, so the command makes it itself.
+        let voices = directory.appendingPathComponent("voices")
+        try FileManager.default.createDirectory(at: voices, withIntermediateDirectories: true)
+        let slowJoe =
+            #"{"name": "joe", "language": "en-US", "engine": "piper", "rate": 120, "#
+            + #""piper": {"model": "en_US-joe-medium.onnx"}}"#
+        try Data(slowJoe.utf8).write(to: voices.appendingPathComponent("joe.json"))
+        let own = directory.appendingPathComponent("own.wav").path
+        let ownResult = try Speak.run(
+            ["--voices-dir", voices.path, "-v", "joe", "-o", own, "Hello."], environment: ["SPEAK_SOCKET": socket])
+        #expect(ownResult.status == 0, "\(ownResult.stderr)")
+        #expect(try entries() == stored, "the server did not speak its own joe instead")
+        _ = server.stop()
+    }
+
     @Test("a second server finds the socket taken, says so once, and serves its port")
     func socketTaken() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

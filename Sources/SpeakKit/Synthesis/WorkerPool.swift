@@ -98,8 +98,7 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
     /// reports a failure or dies mid-reply, and rethrows what `onChunk` throws; either way the
     /// worker is ready, or replaced, for the next request.
     public func synthesize(_ request: SynthesisRequest, onChunk: (PCMChunk) throws -> Void) throws {
-        // JSONEncoder escapes newlines inside strings, so the request is exactly one line.
-        let line = try JSONEncoder().encode(request) + [0x0A]
+        let line = try request.line()
         let attempts = condition.withLock { running } + 1
         for attempt in 1...attempts {
             do {
@@ -125,33 +124,19 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
         defer { checkIn(worker, replace: !readyForNext) }
         do {
             try send(line, to: worker)
-            var sampleRate = 0
-            while true {
-                let (type, payload) = try readFrame(from: worker)
-                switch type {
-                case .start:
-                    sampleRate = payload.reduce(0) { $0 << 8 | Int($1) }
-                case .data:
-                    guard sampleRate > 0, payload.count % 2 == 0 else {
-                        throw WorkerError(
-                            "synthesis worker \(worker.pid) sent PCM before its sample rate, or half a sample")
-                    }
-                    // If the consumer throws (its client went away), the rest of this reply is still
-                    // coming; the worker is killed and replaced rather than drained, as draining a
-                    // long text would hold a core for seconds to produce audio nobody hears.
-                    let samples = payload.withUnsafeBytes { bytes in
-                        bytes.bindMemory(to: Int16.self).map { Int16(littleEndian: $0) }
-                    }
-                    delivered = true
-                    try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: sampleRate)) }
-                case .end:
-                    readyForNext = true
-                    return
-                case .error:
-                    readyForNext = true
-                    throw WorkerError(String(decoding: payload, as: UTF8.self))
-                }
+            // If the consumer throws (its client went away), the rest of this reply is still
+            // coming; the worker is killed and replaced rather than drained, as draining a long
+            // text would hold a core for seconds to produce audio nobody hears.
+            try WorkerFrame.receiveReply(from: worker.socket) { chunk in
+                delivered = true
+                try onChunk(chunk)
             }
+            readyForNext = true
+        } catch let failure as WorkerFrame.Failure {
+            readyForNext = true
+            throw WorkerError(failure.message)
+        } catch let malformed as WorkerFrame.Malformed {
+            throw WorkerError("synthesis worker \(worker.pid) \(malformed)")
         } catch let error as SystemCallError {
             throw WorkerDied(error: died(worker, error), delivered: delivered)
         }
@@ -309,31 +294,6 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
                 Glibc.send(worker.socket, pointer, count, Int32(MSG_NOSIGNAL))
             }
         }
-    }
-
-    private func readFrame(from worker: Worker) throws -> (WorkerFrame, Data) {
-        let header = try read(WorkerFrame.headerBytes, from: worker)
-        let length = header[1..<5].reduce(0) { $0 << 8 | Int($1) }
-        // A worker writes frames of SynthesisWorker.frameBytes; a wild length means a broken stream,
-        // and must not become a gigabyte allocation.
-        guard length <= WorkerFrame.maximumPayloadBytes else {
-            let limit = WorkerFrame.maximumPayloadBytes
-            throw WorkerError("synthesis worker \(worker.pid) sent a frame of \(length) bytes; the limit is \(limit)")
-        }
-        guard let type = WorkerFrame(rawValue: header[0]) else {
-            throw WorkerError("synthesis worker \(worker.pid) sent a frame of unknown type \(header[0])")
-        }
-        return (type, try read(length, from: worker))
-    }
-
-    /// Exactly `count` bytes; end of input (the worker died) is a `SystemCallError` (EPIPE).
-    private func read(_ count: Int, from worker: Worker) throws -> Data {
-        var data = Data(count: count)
-        let received = try data.withUnsafeMutableBytes { bytes in
-            try SystemCall.readFully("read", into: bytes) { Glibc.read(worker.socket, $0, $1) }
-        }
-        guard received == count else { throw SystemCallError("read", code: EPIPE) }
-        return data
     }
 
     private func died(_ worker: Worker, _ error: SystemCallError) -> WorkerError {

@@ -12,45 +12,60 @@ extension HTTPServer {
         while true {
             let client = Socket.accept(listener)
             if client < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                if stopping.load(ordering: .sequentiallyConsistent) { return }
-                // EMFILE and the like: let a descriptor free up rather than spin.
-                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
-                    usleep(10_000)
-                    continue
-                }
-                return
+                if acceptFailed() { return }
+                continue
             }
             guard let daemon, !stopping.load(ordering: .sequentiallyConsistent) else {
                 close(client)
                 return
             }
-            if open.add(1) > limits.connections {
-                open.add(-1)
-                if healthChecks.add(1) > limits.healthSlots {
-                    healthChecks.add(-1)
-                    Self.refuse(client)
-                } else {
-                    Thread.detachNewThread { [self] in
-                        answerHealthOnly(client)
-                        healthChecks.add(-1)
-                    }
-                }
-                continue
-            }
-            var address = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let named = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(client, $0, &length) }
-            }
-            let added = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    MHD_add_connection(daemon, client, named == 0 ? $0 : nil, named == 0 ? length : 0)
-                }
-            }
-            // libmicrohttpd closed the socket; it will not report this connection closed.
-            if added != MHD_Result.YES { open.add(-1) }
+            if admit(client) { add(client, to: daemon) }
         }
+    }
+
+    /// After `accept` failed: whether the acceptor is done (shutdown, or the listener broke).
+    func acceptFailed() -> Bool {
+        if errno == EINTR || errno == ECONNABORTED { return false }
+        if stopping.load(ordering: .sequentiallyConsistent) { return true }
+        // EMFILE and the like: let a descriptor free up rather than spin.
+        if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+            usleep(10_000)
+            return false
+        }
+        return true
+    }
+
+    /// Counts a new connection open and says it is to be served; past the limit, answers it
+    /// instead (a `/health`, else the 503).
+    func admit(_ client: Int32) -> Bool {
+        guard open.add(1) > limits.connections else { return true }
+        open.add(-1)
+        if healthChecks.add(1) > limits.healthSlots {
+            healthChecks.add(-1)
+            Self.refuse(client)
+        } else {
+            Thread.detachNewThread { [self] in
+                answerHealthOnly(client)
+                healthChecks.add(-1)
+            }
+        }
+        return false
+    }
+
+    /// Hands an admitted connection to libmicrohttpd, which closes it.
+    func add(_ client: Int32, to daemon: OpaquePointer) {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(client, $0, &length) }
+        }
+        let added = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                MHD_add_connection(daemon, client, named == 0 ? $0 : nil, named == 0 ? length : 0)
+            }
+        }
+        // libmicrohttpd closed the socket; it will not report this connection closed.
+        if added != MHD_Result.YES { open.add(-1) }
     }
 
     private static let refusal: Data = {

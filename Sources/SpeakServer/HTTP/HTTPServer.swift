@@ -65,6 +65,8 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     public let socketPath: String?
     public let limits: Limits
     let handler: Handler
+    /// The local socket's other protocol (``FramedSession``), if it has one.
+    let framedSession: FramedSession?
     let bodyPolicy: BodyPolicyProvider
     let screen: Screen
     var daemon: OpaquePointer?
@@ -90,29 +92,32 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         let (listener, bound) = try Self.listen(host: host, port: port)
         try self.init(
             listener: listener, port: bound, socketPath: nil, threads: threads, limits: limits,
-            bodyPolicy: bodyPolicy, screen: screen, handler: handler)
+            bodyPolicy: bodyPolicy, screen: screen, handler: handler, framedSession: nil)
     }
 
     /// Listens on a Unix socket at `socketPath` that only this user can open (a 0700 directory,
     /// a 0600 socket); its requests are marked ``HTTPRequest/viaLocalSocket``. A socket left by a
-    /// server that died is replaced; one another server is listening on is an error.
+    /// server that died is replaced; one another server is listening on is an error. A connection
+    /// that opens with a frame request goes to `framedSession` instead, when given.
     public convenience init(
         socketPath: String, threads: Int, limits: Limits = Limits(),
         bodyPolicy: @escaping BodyPolicyProvider, screen: @escaping Screen = { _ in nil },
-        handler: @escaping Handler
+        handler: @escaping Handler, framedSession: FramedSession? = nil
     ) throws {
         let listener = try Self.listen(socketPath: socketPath)
         try self.init(
             listener: listener, port: 0, socketPath: socketPath, threads: threads, limits: limits,
-            bodyPolicy: bodyPolicy, screen: screen, handler: handler)
+            bodyPolicy: bodyPolicy, screen: screen, handler: handler, framedSession: framedSession)
     }
 
     private init(
         listener: Int32, port: Int, socketPath: String?, threads: Int, limits: Limits,
-        bodyPolicy: @escaping BodyPolicyProvider, screen: @escaping Screen, handler: @escaping Handler
+        bodyPolicy: @escaping BodyPolicyProvider, screen: @escaping Screen, handler: @escaping Handler,
+        framedSession: FramedSession?
     ) throws {
         Self.boundAllocator()
         self.handler = handler
+        self.framedSession = framedSession
         self.bodyPolicy = bodyPolicy
         self.screen = screen
         self.limits = limits
@@ -148,7 +153,9 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
             if let socketPath { unlink(socketPath) }
             throw HTTPServerError("libmicrohttpd could not start on \(socketPath ?? "port \(port)")")
         }
-        Thread.detachNewThread { [self] in accept() }
+        Thread.detachNewThread { [self] in
+            if let framedSession { acceptSorting(framedSession) } else { accept() }
+        }
     }
 
     /// Stops accepting connections and lets the requests in flight finish for up to `timeout`

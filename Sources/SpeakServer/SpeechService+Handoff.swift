@@ -1,0 +1,121 @@
+import Foundation
+import SpeakKit
+
+/// `speak -v joe …` handing its text to this server on the local socket, in the frame protocol
+/// (``WorkerFrame``): one ``SynthesisRequest`` in, its PCM in frames out, with every
+/// ``SpeechOptions`` field (rate, pitch, volume, SSML) as the command gave it. The reply is the
+/// engine's, as over HTTP: from the cache when it was made before (kept as WAV at the model's own
+/// rate), by the fallback voice when a remote engine fails, refused when the voice cannot speak
+/// here. A refusal is an `error` frame before any audio, after which the command speaks the text
+/// itself; an `error` after some audio ends the command with its message.
+extension SpeechService {
+    /// Answers the one request on `connection`, which the caller then closes.
+    public func handOff(_ connection: Int32) {
+        Self.setTimeout(SO_RCVTIMEO, seconds: configuration.idleTimeoutSeconds, on: connection)
+        // A command that stops taking the reply is let go, as an HTTP client is.
+        Self.setTimeout(SO_SNDTIMEO, seconds: configuration.sendTimeoutSeconds, on: connection)
+        var reply = WorkerFrame.ReplyWriter(WorkerFrame.Writer(descriptor: connection))
+        do {
+            var lines = WorkerFrame.RequestReader(descriptor: connection, maximumBytes: configuration.maximumBodyBytes)
+            guard let line = try lines.next() else { return }
+            try speak(handedOff(line), into: &reply)
+        } catch {
+            try? reply.fail(message: (error as? HTTPError)?.message ?? String(describing: error))
+        }
+    }
+
+    /// The request as this server makes it: its own voice of the name, which must be the very
+    /// voice the command has (another voice file of the name: the command speaks it as it knows
+    /// it), the text, rate and pitch checked as over HTTP, the volume in its range.
+    private func handedOff(_ line: Data) throws -> SynthesisRequest {
+        let given: SynthesisRequest
+        do {
+            given = try SynthesisRequest(line: line)
+        } catch {
+            throw HTTPError(400, "not a synthesis request: \(error)")
+        }
+        let voice = try voice(named: given.voice.name)
+        guard voice.identity == given.voice.identity else {
+            throw HTTPError(400, "this server's voice '\(voice.name)' is not the command's (another voice file)")
+        }
+        _ = try SpeechOrder(text: given.text, voice: voice, rate: given.rate, pitch: given.pitch, service: self)
+        guard SpeechOptions.volumeRange.contains(given.volume) else {
+            throw HTTPError(400, "volume must be 0...200", param: "volume")
+        }
+        return SynthesisRequest(text: given.text, options: given.options, format: .wav)
+    }
+
+    private func speak(_ request: SynthesisRequest, into reply: inout WorkerFrame.ReplyWriter) throws {
+        let cached: Data? =
+            switch engine.decision(for: request) {
+            case .held(let held): held
+            case .stored(let key): engine.storedReply(key)
+            case .make: nil
+            }
+        if let cached, let pcm = try? PCMBuffer(audio: cached) {
+            try Self.send(pcm, into: &reply)
+            return
+        }
+        // A voice that cannot speak here is refused now, before any audio.
+        let plan = try engine.plan(request)
+        guard plan.streams else {
+            // A remote engine's reply comes whole, in whatever WAV layout it has.
+            try Self.send(PCMBuffer(audio: engine.reply(request).0), into: &reply)
+            return
+        }
+        var wav = StreamedWAV()
+        try engine.encodeReply(request) { bytes in
+            try wav.take(bytes) { chunk in
+                try reply.append(chunk)
+                try reply.flush()
+            }
+        }
+        try reply.finish()
+    }
+
+    private static func send(_ pcm: PCMBuffer, into reply: inout WorkerFrame.ReplyWriter) throws {
+        try pcm.samples.withUnsafeBufferPointer { try reply.append(PCMChunk(samples: $0, sampleRate: pcm.sampleRate)) }
+        try reply.finish()
+    }
+
+    private static func setTimeout(_ option: Int32, seconds: Int, on connection: Int32) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, option, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+}
+
+/// The PCM of a WAV reply as the engine encodes it (``ReplyEncoder``: a 44-byte header whose
+/// sizes say "to the end", then the samples), passed on as it comes.
+private struct StreamedWAV {
+    private var head = Data()
+    private var sampleRate: Int?
+    /// The first byte of a sample split between two writes.
+    private var odd: UInt8?
+
+    mutating func take(_ bytes: Data, onChunk: (PCMChunk) throws -> Void) throws {
+        var body = bytes
+        if sampleRate == nil {
+            head += bytes
+            guard head.count >= 44 else { return }
+            let format = try WAV.format(of: head.prefix(44))
+            guard format.encoding == 1, format.channels == 1, format.bitsPerSample == 16,
+                format.samples.lowerBound == 44
+            else { throw AudioFileError.notAudio("the engine's WAV is not 16-bit mono PCM") }
+            sampleRate = format.sampleRate
+            body = head.dropFirst(44)
+            head = Data()
+        }
+        if let first = odd {
+            body.insert(first, at: body.startIndex)
+            odd = nil
+        }
+        if body.count % 2 == 1 { odd = body.popLast() }
+        guard !body.isEmpty, let sampleRate else { return }
+        let samples = body.withUnsafeBytes { bytes in
+            (0..<bytes.count / 2).map {
+                Int16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self))
+            }
+        }
+        try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: sampleRate)) }
+    }
+}
