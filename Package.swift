@@ -92,7 +92,7 @@ let package = Package(
             dependencies: ["SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakTestSupport"]),
         .testTarget(name: "SpeakWhisperTests", dependencies: ["SpeakWhisper", "SpeakKit"]),
         .testTarget(name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx"]),
-        .testTarget(name: "SpeakServerTests", dependencies: ["SpeakServer", "SpeakKit"]),
+        .testTarget(name: "SpeakServerTests", dependencies: ["SpeakServer", "SpeakKit", "SpeakTestSupport"]),
         .testTarget(name: "SpeakWyomingTests", dependencies: ["SpeakWyoming", "SpeakKit", "SpeakTestSupport"]),
         // These run the built `speak` and `speak-full`, which `swift build --build-tests` builds with them.
         .testTarget(name: "SpeakCLITests", dependencies: ["SpeakKit", "SpeakCLI", "SpeakMedia"]),
