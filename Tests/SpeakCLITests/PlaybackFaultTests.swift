@@ -31,6 +31,29 @@ final class PlaybackFaultTests {
         return try Subprocess.run("/usr/bin/pactl", arguments, environment: environment).status == 0
     }
 
+    /// Waits until the sink reports itself suspended and the player hands the sound server
+    /// nothing more: its bytes written unchanged since the last look, and every one of its threads
+    /// asleep in poll, waiting for room the device no longer makes.
+    static func waitUntilStalled(_ pid: pid_t, environment: [String: String]) throws {
+        var lastWritten: Int?
+        try poll("the player to stall on the suspended sink", seconds: 10) {
+            let sinks = try Subprocess.run("/usr/bin/pactl", ["list", "sinks", "short"], environment: environment)
+            let speaker = sinks.stdout.split(separator: "\n").first { $0.contains("\tspeaker\t") }
+            guard speaker?.hasSuffix("SUSPENDED") == true else { return false }
+            let io = try String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)
+            let written = io.split(separator: "\n").first { $0.hasPrefix("wchar:") }.flatMap {
+                Int($0.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces))
+            }
+            defer { lastWritten = written }
+            let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+            let waiting = tasks.allSatisfy { task in
+                let wchan = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/wchan", encoding: .utf8)) ?? ""
+                return wchan.contains("poll")
+            }
+            return waiting && written != nil && written == lastWritten
+        }
+    }
+
     /// `seconds` of a 440 Hz tone at 8 kHz as a WAV, with its rate field claiming `claimedRate`.
     func tone(seconds: Int, claimedRate: Int = 8000) throws -> URL {
         let samples = (0..<8000 * seconds).map { Int16(8000 * sin(Double($0) * .pi * 440 / 4000)) }
@@ -61,7 +84,7 @@ final class PlaybackFaultTests {
         // A suspended sink takes nothing more: the player's writes find the buffer full and stay so.
         try #require(try Self.suspend(true, environment: server.environment))
         defer { _ = try? Self.suspend(false, environment: server.environment) }
-        usleep(300_000)
+        try Self.waitUntilStalled(playing.pid, environment: server.environment)
         let sent = ProcessInfo.processInfo.systemUptime
         playing.send(signal)
         let result = try #require(Self.wait(playing, seconds: 10), "speak ignored the signal on a stalled device")

@@ -1,0 +1,195 @@
+import Foundation
+import SpeakKit
+import SpeakTestSupport
+
+@testable import SpeakServer
+
+/// A ``SpeechService`` built in this process on test engines, called as the HTTP server calls it,
+/// without a socket: route rules, auth, error mapping, caching and fallback are tested here; a
+/// spawned `speak serve` is kept for what needs a process (start-up, signals, scale-out, the wire).
+final class InProcessService {
+    static let token = "in-process-token"
+
+    /// The voices every service here knows, one per kind of engine behaviour.
+    enum Voices {
+        /// A streaming engine that speaks: three chunks of a tone. It calls itself natural, so it
+        /// answers OpenAI's voice names.
+        static let scripted = Voice(name: "scripted", language: "en-US", engine: "scripted")
+        /// A streaming engine that fails before its first chunk, with a fault no voice answers for.
+        static let broken = Voice(name: "broken", language: "en-US", engine: "broken")
+        /// A streaming engine that fails after two chunks have gone out.
+        static let cut = Voice(name: "cut", language: "en-US", engine: "cut")
+        /// An engine that reports its model missing.
+        static let missing = Voice(name: "missing", language: "en-US", engine: "missing")
+        /// A remote engine (answers whole) that is down; espeak-ng's `default` answers for it.
+        static let remote = Voice(
+            name: "remote", language: "en-US", engine: "remote", settings: .object(["fallback": .string("default")]))
+        static let all = [scripted, broken, cut, missing, remote]
+    }
+
+    static var natural: ScriptedSynthesizer.Script {
+        var script = ScriptedSynthesizer.Script()
+        script.features.insert(.natural)
+        return script
+    }
+
+    static var broken: ScriptedSynthesizer.Script {
+        var script = ScriptedSynthesizer.Script()
+        (script.failsAfter, script.failure) = (0, ScriptedSynthesizer.Fault())
+        return script
+    }
+
+    static var cut: ScriptedSynthesizer.Script {
+        var script = ScriptedSynthesizer.Script()
+        (script.chunks, script.failsAfter, script.failure) = (40, 20, ScriptedSynthesizer.Fault())
+        return script
+    }
+
+    static var missing: ScriptedSynthesizer.Script {
+        var script = ScriptedSynthesizer.Script()
+        script.problems = ["voice:missing": "the model en_US-missing.onnx is not installed"]
+        return script
+    }
+
+    static var remote: ScriptedSynthesizer.Script {
+        var script = ScriptedSynthesizer.Script()
+        (script.failsAfter, script.features) = (0, [])
+        return script
+    }
+
+    let directory: URL
+    let service: SpeechService
+    let engine: SpeechEngine
+
+    /// `tokens`: with a tokens file admitting ``token``; without, every client is anonymous.
+    init(configuration: ServerConfiguration = ServerConfiguration(), tokens: Bool = true, cache: Bool = true) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("in-process-\(UUID().uuidString)")
+        let uploads = directory.appendingPathComponent("uploads")
+        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        let synthesizers = SynthesizerRegistry([
+            EspeakSynthesizer.engineName: { try EspeakSynthesizer.shared() },
+            "scripted": { ScriptedSynthesizer(Self.natural) }, "broken": { ScriptedSynthesizer(Self.broken) },
+            "cut": { ScriptedSynthesizer(Self.cut) }, "missing": { ScriptedSynthesizer(Self.missing) },
+            "remote": { ScriptedSynthesizer(Self.remote) },
+        ])
+        let replies =
+            cache ? try ReplyCache(directory: directory.appendingPathComponent("cache"), maximumBytes: 1 << 24) : nil
+        engine = SpeechEngine(catalog: VoiceCatalog(voices: Voices.all), synthesizers: synthesizers, cache: replies)
+        var store: TokenStore?
+        if tokens {
+            let file = directory.appendingPathComponent("tokens")
+            try Data((TokenStore.hashLine(for: Self.token, name: "tests") + "\n").utf8).write(to: file)
+            store = try TokenStore(file: file)
+        }
+        service = SpeechService(
+            configuration: configuration, engine: engine, tokens: store, player: Player(device: "null"),
+            transcriber: FixedTranscriber(text: "yes"), uploads: uploads)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// `method path`, with the token unless `authorization` says otherwise (`nil`: no header).
+    func call(
+        _ method: String, _ path: String, query: [String: String] = [:], json: String? = nil,
+        headers: [String: String] = [:], authorization: String? = "Bearer \(token)", address: String = "127.0.0.1"
+    ) -> ServiceAnswer {
+        var all = headers
+        if let authorization { all["authorization"] = authorization }
+        if json != nil { all["content-type"] = "application/json" }
+        var request = HTTPRequest(
+            method: method, path: path, query: query, headers: all, body: Data((json ?? "").utf8))
+        request.address = address
+        return ServiceAnswer(service.respond(to: request))
+    }
+}
+
+/// A response as a client would receive it, its body produced the way `HTTPServer` produces one:
+/// a deferred body computed (once more if worth retrying); a stream run, whose failure before its
+/// first bytes becomes the error's answer (503 unless an ``HTTPError``) and after them cuts the reply.
+struct ServiceAnswer {
+    var status: Int
+    var headers: [(String, String)]
+    var body: Data
+    /// The reply was streamed (chunked on the wire), not answered whole.
+    var streamed = false
+    /// The stream failed after its first bytes: the client gets a chunked reply cut short, which
+    /// it sees as an error, never a whole 200.
+    var cut = false
+
+    init(status: Int, headers: [(String, String)], body: Data) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    init(_ response: HTTPResponse) {
+        switch response.body {
+        case .data(let data):
+            self.init(status: response.status, headers: response.headers, body: data)
+        case .deferred(let compute):
+            var answer = compute()
+            if answer.worthRetrying { answer = compute() }
+            guard case .data = answer.body else {
+                self.init(HTTPError(500, "a deferred response nested in another").response)
+                return
+            }
+            self.init(answer)
+        case .stream(let produce):
+            self = Self.run(produce, response)
+        }
+    }
+
+    private static func run(
+        _ produce: @Sendable (_ write: (Data) throws -> Void) throws -> Void, _ response: HTTPResponse
+    ) -> ServiceAnswer {
+        var body = Data()
+        for attempt in 1...2 {
+            do {
+                try produce { body.append($0) }
+                var answer = ServiceAnswer(status: response.status, headers: response.headers, body: body)
+                answer.streamed = true
+                return answer
+            } catch {
+                if !body.isEmpty {
+                    var answer = ServiceAnswer(status: response.status, headers: response.headers, body: body)
+                    (answer.streamed, answer.cut) = (true, true)
+                    return answer
+                }
+                if attempt == 1, (error as? any TransientError)?.isTransient == true { continue }
+                let failure =
+                    (error as? HTTPError)
+                    ?? HTTPError(503, "the reply could not be made: \(error)", code: "engine_unavailable")
+                return ServiceAnswer(failure.response)
+            }
+        }
+        return ServiceAnswer(HTTPError(500, "unreachable").response)
+    }
+
+    /// The first header of `name`, in any case.
+    func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    var json: [String: JSONValue]? {
+        guard case .object(let members) = try? JSONValue(parsing: body) else { return nil }
+        return members
+    }
+
+    /// OpenAI's error object: `{"error": {"message", "type", "param", "code"}}`.
+    var error: [String: JSONValue]? {
+        guard case .object(let members)? = json?["error"] else { return nil }
+        return members
+    }
+
+    var errorMessage: String? {
+        guard case .string(let message)? = error?["message"] else { return nil }
+        return message
+    }
+
+    func errorField(_ name: String) -> String? {
+        guard case .string(let value)? = error?[name] else { return nil }
+        return value
+    }
+}
