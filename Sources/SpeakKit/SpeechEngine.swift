@@ -134,8 +134,10 @@ public final class SpeechEngine: Sendable {
     public func encodeReply(_ request: SynthesisRequest, write: (Data) throws -> Void) throws -> Outcome {
         var entry = beginCacheEntry(for: request)
         defer { entry?.abandon() }
+        var wrote = false
         func emit(_ bytes: Data) throws {
             guard !bytes.isEmpty else { return }
+            wrote = true
             try write(bytes)
             if let current = entry {
                 do { try current.append(bytes) } catch {
@@ -157,7 +159,8 @@ public final class SpeechEngine: Sendable {
                 outcome = try encodePCM(request, emit: emit)
             }
         } catch {
-            guard let fallback = fallbackVoice(for: request.voice, after: error) else { throw error }
+            // Once bytes are out, a fallback's reply would follow them as a second file.
+            guard !wrote, let fallback = fallbackVoice(for: request.voice, after: error) else { throw error }
             var local = request
             local.voice = fallback
             entry?.abandon()

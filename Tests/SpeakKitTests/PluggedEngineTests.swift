@@ -1,3 +1,4 @@
+import Foundation
 import SpeakKit
 import SpeakPocketSphinx
 import SpeakTestSupport
@@ -74,6 +75,20 @@ struct PluggedEngineTests {
         }
         #expect(chunks == 2)
         #expect(setup.local.requests.withLock { $0 }.isEmpty)
+    }
+
+    @Test("an encoded reply that fails after its first bytes is not finished by the fallback: no second reply after it")
+    func noFallbackAfterBytes() throws {
+        var script = ScriptedSynthesizer.Script()
+        script.failsAfter = 2
+        let setup = Self.setup(script)
+        var written = Data()
+        #expect(throws: ScriptedSynthesizer.EngineDown.self) {
+            try setup.engine.encodeReply(Self.request()) { written.append($0) }
+        }
+        #expect(setup.local.requests.withLock { $0 }.isEmpty)
+        // One WAV header and two chunks, nothing after them.
+        #expect(written.count == 44 + 2 * 160 * 2, "\(written.count) bytes")
     }
 
     @Test("a failure no local voice answers for is the caller's to see")
