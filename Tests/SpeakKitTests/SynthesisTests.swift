@@ -44,6 +44,26 @@ struct SynthesisTests {
         #expect(chunks == 1)
     }
 
+    /// espeak-ng's text reader keeps the character it read ahead (and SSML's state) between calls;
+    /// only a synthesis resets it, so a synthesis stopped mid-text left it for the next phonemes.
+    @Test("a synthesis stopped mid-text leaves nothing for the next phonemes to read")
+    func stoppedSynthesisLeavesNoText() throws {
+        struct Stop: Error {}
+        let fresh = try synthesizer.phonemeClauses("The train leaves at seven.", voice: "en-us")
+        for stopped in [
+            "One. Two. Three. Tango.", "Hello there, Tom. Tomorrow, Tim.",
+            "<speak>Ten <say-as interpret-as=\"characters\">TV</say-as> ten.</speak>",
+        ] {
+            var options = try options()
+            options.ssml = stopped.hasPrefix("<speak>")
+            #expect(throws: Stop.self) {
+                try synthesizer.synthesize(stopped, options: options) { (_: PCMChunk) in throw Stop() }
+            }
+            let after = try synthesizer.phonemeClauses("The train leaves at seven.", voice: "en-us")
+            #expect(after.map(\.phonemes) == fresh.map(\.phonemes), "after stopping '\(stopped)'")
+        }
+    }
+
     @Test("the last character is never dropped", arguments: ["cats", "Build passed", "abc"])
     func lastCharacterKept(text: String) throws {
         let phonemes = try synthesizer.phonemes(text, options: options(), ipa: false)

@@ -37,6 +37,7 @@ extension EspeakSynthesizer {
         let separator = Self.phonemeSeparator
         return try lock.withLock { () throws(EspeakError) -> [EspeakPhonemeClause] in
             try selectVoice(voice)
+            resetTextReader()
             guard linkingGlides else { return clauses(bytes, mode: 0x02) }
             // The same text twice, phonemes separated: as IPA and as espeak-ng's own names,
             // which show the `;` that the IPA leaves out. The slots pair up one to one.
@@ -48,6 +49,14 @@ extension EspeakSynthesizer {
             }
             return ipa
         }
+    }
+
+    /// espeak-ng's text reader keeps the character it read ahead, and SSML's state, from one call to
+    /// the next, and only a synthesis starts it afresh: a synthesis stopped mid-text (a client gone)
+    /// left "T" for the next text's phonemes (`tˈiː ðə tɹˈeɪn`). A synthesis of one space, with no
+    /// one to hear it, resets it. Holds `lock`.
+    private func resetTextReader() {
+        _ = " ".withCString { api.Synth($0, 2, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, nil) }
     }
 
     /// Between phonemes in the two passes of `phonemeClauses`: a private-use character, which
