@@ -24,7 +24,8 @@ float16, faster-whisper quantised to int8 at load (compute_type int8, cpu_thread
 Test set: 20 dictation sentences (not the tests' own; 2 to 27 words, numbers among them) in three
 voices, espeak-ng en-us and en-gb-x-rp and the Piper voice joe (`speak -v joe`), and HUMAN, people's
 recordings that ship in packages (alsa-utils' eight speaker-test words, whisper.cpp's jfk.wav from the
-pywhispercpp sdist; --no-human leaves them out), as 16 kHz mono WAVs (resampled with PyAV) in a temp
+pywhispercpp sdist, the pocketsphinx sdist's five LibriVox sentences and five card names with their
+transcriptions; --no-human leaves them out), as 16 kHz mono WAVs (resampled with PyAV) in a temp
 dir. Per clip, in a shuffled order, the methods in a shuffled order:
   cold: `speak transcribe --engine whisper --model M` and a Python process that loads faster-whisper
         and the model, one process per clip (on every --cold-every'th clip, the same for both);
@@ -111,9 +112,13 @@ DECODING = {"default": 5, "greedy": 1}
 
 # Human speech that ships in packages, with what it says: (voice, name, where it comes from, reference).
 # alsa-utils' speaker-test recordings (Debian), and whisper.cpp's sample of John F. Kennedy's inaugural
-# address in the pywhispercpp sdist (PyPI; PYWHISPERCPP_SDIST).
+# address in the pywhispercpp sdist (PyPI; PYWHISPERCPP_SDIST). More from the pocketsphinx sdist's test
+# data (POCKETSPHINX_SDIST), each with its shipped transcription: five LibriVox sentences (Sense and
+# Sensibility) and five spoken card names (voices "librivox" and "cards", added by human_recordings()).
 ALSA_SOUNDS = "/usr/share/sounds/alsa"
 PYWHISPERCPP_SDIST = "pywhispercpp==1.5.1"
+POCKETSPHINX_SDIST = "pocketsphinx==5.1.1"
+POCKETSPHINX_SETS = {"librivox": "librivox/transcription", "cards": "cards/cards.transcription"}
 HUMAN = [
     ("alsa", f"alsa-{name.lower()}", f"{ALSA_SOUNDS}/{name}.wav", name.replace("_", " "))
     for name in ("Front_Left", "Front_Right", "Front_Center", "Rear_Left", "Rear_Right", "Rear_Center",
@@ -186,7 +191,7 @@ ORDINALS = {
     "nine": "ninth",
     "twelve": "twelfth",
 }
-SPELLINGS = {"ok": "okay", "alright": "all right"}
+SPELLINGS = {"ok": "okay", "alright": "all right", "mr": "mister"}
 
 
 def number_words(n):
@@ -303,13 +308,50 @@ def prepare(cache):
         shutil.rmtree(f"{sdist}/setuptools")
         os.remove(f"{sdist}/{archive}")
         open(f"{sdist}/.complete", "w").close()
+    if not os.path.exists(f"{sdist}/pocketsphinx/.complete"):
+        # Its metadata needs scikit-build-core, likewise fetched into the cache.
+        print(f"fetching the {POCKETSPHINX_SDIST} sdist for its test recordings", file=sys.stderr)
+        work = f"{sdist}/pocketsphinx"
+        shutil.rmtree(work, ignore_errors=True)
+        pip("install", "--target", f"{work}/build-backend", "scikit-build-core")
+        env = os.environ | {"PYTHONPATH": f"{work}/build-backend", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
+             "--no-build-isolation", "-d", work, POCKETSPHINX_SDIST],
+            check=True,
+            env=env,
+        )
+        archive = next(f for f in os.listdir(work) if f.endswith(".tar.gz"))
+        top = archive[: -len(".tar.gz")]
+        subprocess.run(["tar", "-xzf", f"{work}/{archive}", "-C", work] + [
+            f"{top}/test/data/{d}" for d in POCKETSPHINX_SETS], check=True)
+        for d in POCKETSPHINX_SETS:
+            os.rename(f"{work}/{top}/test/data/{d}", f"{work}/{d}")
+        shutil.rmtree(f"{work}/{top}")
+        shutil.rmtree(f"{work}/build-backend")
+        os.remove(f"{work}/{archive}")
+        open(f"{work}/.complete", "w").close()
     return python, directories, sdist
 
 
+def human_recordings(sdist):
+    """HUMAN and the pocketsphinx sdist's recordings: [(voice, name, WAV, reference)]."""
+    recordings = list(HUMAN)
+    for voice, listing in POCKETSPHINX_SETS.items():
+        folder = os.path.dirname(f"{sdist}/pocketsphinx/{listing}")
+        for line in open(f"{sdist}/pocketsphinx/{listing}"):
+            # "<s> he was not an ill disposed young man </s> (file id)"
+            words, _, rest = line.replace("<s>", "").partition("</s>")
+            file_id = rest.strip().strip("()")
+            if file_id:
+                recordings.append((voice, f"{voice}-{file_id[-4:]}", f"{folder}/{file_id}.wav", words.strip()))
+    return recordings
+
+
 def make_human_clips(directory, python, sdist):
-    """[{name, path, voice, ref, duration}] for HUMAN, 16 kHz mono s16 WAV."""
+    """[{name, path, voice, ref, duration}] for human_recordings(), 16 kHz mono s16 WAV."""
     spoken = []
-    for voice, name, source, ref in HUMAN:
+    for voice, name, source, ref in human_recordings(sdist):
         spoken.append((name, voice, ref, ["cp", source.format(sdist=sdist), "{raw}"]))
     return record_clips(directory, spoken, python)
 
@@ -814,7 +856,8 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories, 
     }
     print(
         f"\n{len(clips)} clips ({args.sentences} sentences x {len(VOICES)} synthetic voices"
-        f"{'' if args.no_human else f', {len(HUMAN)} human recordings'}; voices {', '.join(voices)}), "
+        f"{'' if args.no_human else f', {len(clips) - args.sentences * len(VOICES)} human recordings'}; "
+        f"voices {', '.join(voices)}), "
         f"{statistics.median(c['duration'] for c in clips):.2f} s median audio; language {args.language}; "
         f"{args.threads} thread(s) each; decoding {args.decoding} (beam {DECODING[args.decoding]}). "
         f"Loaded machine: load average {load[0]:.1f} at the start, median {statistics.median(load):.1f}, "
