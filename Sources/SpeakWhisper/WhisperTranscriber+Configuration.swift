@@ -1,3 +1,4 @@
+internal import CWhisper
 import Foundation
 import SpeakKit
 
@@ -10,7 +11,9 @@ extension WhisperTranscriber {
         public var threads: Int?
         /// Decoding states kept: how many calls decode at once; more callers wait their turn.
         public var maxConcurrentCalls: Int
-        /// 1 decodes greedily (with best-of-5 sampling on temperature fallback); more is beam search.
+        /// 1 decodes greedily, more is beam search with that many beams (at most
+        /// ``maxBeamSize``); either way a temperature fallback samples 5 candidates.
+        /// `SPEAK_WHISPER_BEAM_SIZE` sets the default (``beamSize(environment:)``).
         public var beamSize: Int
         /// How much the encoder looks at for audio shorter than 30 s.
         public var encoderWindow: EncoderWindow
@@ -20,14 +23,41 @@ extension WhisperTranscriber {
         /// How expected phrases are listened for.
         public var phraseMode: PhraseMode
 
+        /// whisper.cpp decodes at most 8 sequences at once.
+        public static let maxBeamSize = 8
+        /// Candidates sampled when a window falls back to a higher temperature.
+        static let bestOf = 5
+        /// The default beam size: `SPEAK_WHISPER_BEAM_SIZE` (1 to ``maxBeamSize``) when set, else greedy.
+        /// Anything else there is named once on stderr and the default kept.
+        public static func beamSize(environment: [String: String]) -> Int {
+            guard let text = environment["SPEAK_WHISPER_BEAM_SIZE"], !text.isEmpty else { return defaultBeamSize }
+            guard let size = Int(text.trimmingCharacters(in: .whitespaces)), (1...maxBeamSize).contains(size) else {
+                warnOnce(
+                    "speak: SPEAK_WHISPER_BEAM_SIZE must be 1 to \(maxBeamSize), not '\(text)'; "
+                        + "decoding with \(defaultBeamSize)\n")
+                return defaultBeamSize
+            }
+            return size
+        }
+
+        /// Greedy: on the benchmark set beam 5 heard no better and took 1.3× as long (Benchmarks/README.md).
+        public static let defaultBeamSize = 1
+
+        private static let warned = Locked(Set<String>())
+        private static func warnOnce(_ message: String) {
+            guard warned.withLock({ $0.insert(message).inserted }) else { return }
+            FileHandle.standardError.write(Data(message.utf8))
+        }
+
         public init(
             threads: Int? = nil, maxConcurrentCalls: Int = ProcessInfo.processInfo.activeProcessorCount,
-            beamSize: Int = 1, encoderWindow: EncoderWindow = .fitted(padding: 500, minimum: 0),
+            beamSize: Int = Configuration.beamSize(environment: ProcessInfo.processInfo.environment),
+            encoderWindow: EncoderWindow = .fitted(padding: 500, minimum: 0),
             phraseTolerance: Double = ExpectedPhrases.defaultTolerance, phraseMode: PhraseMode = .closestMatch
         ) {
             self.threads = threads
             self.maxConcurrentCalls = maxConcurrentCalls
-            self.beamSize = beamSize
+            self.beamSize = min(Self.maxBeamSize, max(1, beamSize))
             self.encoderWindow = encoderWindow
             self.phraseTolerance = phraseTolerance
             self.phraseMode = phraseMode
@@ -59,5 +89,23 @@ extension WhisperTranscriber {
         case closestMatch
         /// Constrain the decoder with a whisper.cpp grammar of the phrases, then match as above.
         case grammar
+    }
+}
+
+extension WhisperTranscriber.Configuration {
+    /// whisper.cpp's parameters for decoding as configured: greedy or beam search, and 5 sampled
+    /// candidates when a window falls back to a higher temperature (faster-whisper's `best_of`).
+    func decodingParameters() -> whisper_full_params {
+        var params = whisper_full_default_params(beamSize > 1 ? WHISPER_SAMPLING_BEAM_SEARCH : WHISPER_SAMPLING_GREEDY)
+        params.beam_search.beam_size = Int32(beamSize)
+        params.greedy.best_of = Int32(Self.bestOf)
+        return params
+    }
+
+    /// What ``decodingParameters()`` asks whisper.cpp for, read back from its parameters.
+    var decoding: (beamSearch: Bool, beams: Int, fallbackCandidates: Int) {
+        let params = decodingParameters()
+        let beamSearch = params.strategy == WHISPER_SAMPLING_BEAM_SEARCH
+        return (beamSearch, beamSearch ? Int(params.beam_search.beam_size) : 1, Int(params.greedy.best_of))
     }
 }

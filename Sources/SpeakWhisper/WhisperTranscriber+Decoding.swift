@@ -13,8 +13,7 @@ extension WhisperTranscriber {
     ) throws(WhisperError) -> ([WindowSegment], String?) {
         let ctx = context.pointer
         let state = lease.state
-        let strategy = configuration.beamSize > 1 ? WHISPER_SAMPLING_BEAM_SEARCH : WHISPER_SAMPLING_GREEDY
-        var params = whisper_full_default_params(strategy)
+        var params = configuration.decodingParameters()
         var load = [0.0]
         let loadAverage = getloadavg(&load, 1) == 1 ? load[0] : 0
         params.n_threads = Int32(
@@ -22,7 +21,6 @@ extension WhisperTranscriber {
                 ?? Self.threads(
                     cores: ProcessInfo.processInfo.activeProcessorCount, concurrentCalls: lease.concurrent,
                     othersRunning: Self.othersRunningSteadily(), loadAverage: loadAverage))
-        params.beam_search.beam_size = Int32(max(1, configuration.beamSize))
         params.no_context = true
         params.print_progress = false
         params.print_realtime = false
