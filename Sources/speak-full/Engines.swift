@@ -28,6 +28,8 @@ enum Engines {
         var model: String?
         /// Whisper's threads (`speak transcribe --threads`); `nil` lets it share the free cores.
         var threads: Int?
+        /// Whisper's beams (`--beam-size`); `nil` takes `SPEAK_WHISPER_BEAM_SIZE`, else greedy.
+        var beamSize: Int?
     }
 
     /// The transcriber for `speak transcribe`, `speak ask` and `speak serve`, chosen here only: the
@@ -42,7 +44,13 @@ enum Engines {
             let wanted = local.engine == "whisper" || local.model != nil
             do {
                 return try WhisperTranscriber(
-                    model: WhisperModel.find(local.model), configuration: .init(threads: local.threads))
+                    model: WhisperModel.find(local.model),
+                    configuration: .init(
+                        threads: local.threads,
+                        beamSize: local.beamSize
+                            ?? WhisperTranscriber.Configuration.beamSize(
+                                environment: ProcessInfo.processInfo.environment)
+                    ))
             } catch  where wanted || error.kind == .modelCorrupt {
                 throw error
             } catch {

@@ -35,6 +35,10 @@ enum TranscriptionFlags {
                     state[keyPath: local].model = name
                 }
             },
+            .number(
+                "--beam-size", value: "N", in: 1...8, what: "--beam-size",
+                help: "Whisper's beams: 1 is greedy (the default, or $SPEAK_WHISPER_BEAM_SIZE), 5 as faster-whisper"
+            ) { $0[keyPath: local].beamSize = $1 },
         ]
     }
 

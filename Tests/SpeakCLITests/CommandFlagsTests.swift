@@ -91,6 +91,15 @@ struct CommandFlagsTests {
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
     }
 
+    @Test("--beam-size is taken by serve, transcribe and ask, from 1 to 8")
+    func beamSize() throws {
+        for command in [["serve"], ["transcribe", "x.wav"], ["ask", "Ready?"]] {
+            let result = try Speak.run([command[0], "--beam-size", "9"] + command.dropFirst())
+            #expect(result.status == 64 && result.stderr.contains("--beam-size must be a whole number from 1 to 8"))
+            #expect(try Speak.run([command[0], "--help"]).stdout.contains("--beam-size N"))
+        }
+    }
+
     @Test("speak serve --help lists the flags it takes, --threads and --rate-limit too")
     func serveHelp() throws {
         let help = try Speak.run(["serve", "--help"]).stdout
