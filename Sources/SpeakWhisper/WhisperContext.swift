@@ -62,63 +62,25 @@ final class WhisperContext: @unchecked Sendable {
 /// At most `capacity` decoding states (`whisper_state`, tens of MB each: KV caches and compute
 /// buffers) for one context, made when first needed and reused; a caller beyond that waits for one
 /// to come back. Memory is bounded by the capacity however many callers there are.
-final class WhisperStatePool: @unchecked Sendable {
-    let context: WhisperContext
-    let capacity: Int
-    private let condition = ThreadCondition()
-    private var idle: [OpaquePointer] = []
-    private var created = 0
-    private var busy = 0
+typealias WhisperStatePool = BoundedPool<OpaquePointer, WhisperError>
 
-    init(context: WhisperContext, capacity: Int) {
-        self.context = context
-        self.capacity = max(1, capacity)
+extension BoundedPool where Item == OpaquePointer, Failure == WhisperError {
+    convenience init(context: WhisperContext, capacity: Int) {
+        self.init(
+            capacity: capacity,
+            make: { () throws(WhisperError) -> OpaquePointer in
+                guard let state = whisper_init_state(context.pointer) else {
+                    let reason = WhisperLog.takeLastError() ?? "out of memory?"
+                    throw WhisperError(
+                        .failed, function: "whisper_init_state", message: "cannot make a decoding state: \(reason)")
+                }
+                return state
+            },
+            discard: { whisper_free_state($0) })
     }
+}
 
-    deinit {
-        for state in idle { whisper_free_state(state) }
-    }
-
-    /// How many states are out, this caller's included, at the moment it got its own.
-    struct Lease {
-        let state: OpaquePointer
-        let concurrent: Int
-    }
-
-    func acquire() throws(WhisperError) -> Lease {
-        condition.lock()
-        defer { condition.unlock() }
-        while idle.isEmpty && created >= capacity { condition.wait() }
-        if let state = idle.popLast() {
-            busy += 1
-            return Lease(state: state, concurrent: busy)
-        }
-        created += 1
-        condition.unlock()
-        let state = whisper_init_state(context.pointer)
-        condition.lock()
-        guard let state else {
-            created -= 1
-            condition.signal()
-            let reason = WhisperLog.takeLastError() ?? "out of memory?"
-            throw WhisperError(
-                .failed, function: "whisper_init_state", message: "cannot make a decoding state: \(reason)")
-        }
-        busy += 1
-        return Lease(state: state, concurrent: busy)
-    }
-
-    func release(_ lease: Lease) {
-        condition.lock()
-        idle.append(lease.state)
-        busy -= 1
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// States made so far (at most ``capacity``).
-    var statesCreated: Int { condition.withLock { created } }
-
-    /// States in use right now.
-    var statesBusy: Int { condition.withLock { busy } }
+extension BoundedPool.Lease where Item == OpaquePointer {
+    /// The decoding state leased.
+    var state: OpaquePointer { item }
 }

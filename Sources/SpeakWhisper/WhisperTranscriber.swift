@@ -46,7 +46,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     /// Seconds the first load of this model took in this process.
     public var loadSeconds: Double { context.loadSeconds }
     /// Decoding states made so far, at most ``Configuration/maxConcurrentCalls``.
-    public var statesCreated: Int { pool.statesCreated }
+    public var statesCreated: Int { pool.itemsMade }
 
     // MARK: Transcribing
 
