@@ -14,7 +14,10 @@ extension SpeechService {
         Self.setTimeout(SO_RCVTIMEO, seconds: configuration.idleTimeoutSeconds, on: connection)
         // A command that stops taking the reply is let go, as an HTTP client is.
         Self.setTimeout(SO_SNDTIMEO, seconds: configuration.sendTimeoutSeconds, on: connection)
-        var reply = WorkerFrame.ReplyWriter(WorkerFrame.Writer(descriptor: connection))
+        // The command plays as it reads, in real time: what its socket cannot take yet waits here,
+        // so the model or worker that makes the reply is free for others as soon as it is made.
+        let socket = SocketWriter(descriptor: connection)
+        var reply = WorkerFrame.ReplyWriter(WorkerFrame.SocketFrames(socket))
         do {
             var lines = WorkerFrame.RequestReader(descriptor: connection, maximumBytes: configuration.maximumBodyBytes)
             guard let line = try lines.next() else { return }
@@ -22,6 +25,7 @@ extension SpeechService {
         } catch {
             try? reply.fail(message: (error as? HTTPError)?.message ?? String(describing: error))
         }
+        try? socket.flush(waiting: true)
     }
 
     /// The request as this server makes it: its own voice of the name, which must be the very

@@ -31,12 +31,32 @@ struct HandoffProtocolTests {
         }
     }
 
+    /// A test engine with a long reply (more than a socket holds), which says when it has made it.
+    struct LongReply: Synthesizer {
+        static let chunks = 100
+        static let samplesPerChunk = 16000
+        let made = Locked(false)
+        var features: SynthesisFeatures { [.streaming] }
+
+        func synthesize(
+            _ text: String, options: SpeechOptions, onProgress: ((Double) -> Void)?,
+            onChunk: (PCMChunk) throws -> Void
+        ) throws {
+            let second = (0..<Self.samplesPerChunk).map { Int16($0 % 200 - 100) }
+            for _ in 0..<Self.chunks {
+                try second.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: 16000)) }
+            }
+            made.withLock { $0 = true }
+        }
+    }
+
     /// A `speak serve`'s speech service on a local socket of its own, with a reply cache.
     final class LocalServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "handoff-frames-\(UUID().uuidString.prefix(8))")
         var socket: String { directory.appendingPathComponent("run/serve.sock").path }
         let echo = ProsodyEcho()
+        let long = LongReply()
         let server: HTTPServer
 
         static let echoVoice = Voice(name: "echo", language: "en", engine: "echo")
@@ -44,6 +64,7 @@ struct HandoffProtocolTests {
         static let brokenVoice = Voice(name: "broken", language: "en", engine: "broken")
         /// Its engine reports its model missing.
         static let unreadyVoice = Voice(name: "unready", language: "en", engine: "unready")
+        static let longVoice = Voice(name: "long", language: "en", engine: "long")
 
         init() throws {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -55,9 +76,10 @@ struct HandoffProtocolTests {
                 "echo": { [echo] in echo },
                 "broken": { [broken] in ScriptedSynthesizer(broken) },
                 "unready": { [unready] in ScriptedSynthesizer(unready) },
+                "long": { [long] in long },
             ])
             let engine = SpeechEngine(
-                catalog: VoiceCatalog(voices: [Self.echoVoice, Self.brokenVoice, Self.unreadyVoice]),
+                catalog: VoiceCatalog(voices: [Self.echoVoice, Self.brokenVoice, Self.unreadyVoice, Self.longVoice]),
                 synthesizers: engines,
                 cache: try ReplyCache(directory: directory.appendingPathComponent("cache"), maximumBytes: 1 << 20))
             let service = SpeechService(
@@ -161,6 +183,27 @@ struct HandoffProtocolTests {
         _ = try Self.speech(LocalServerHandoff(local: here, socketPath: server.socket), "Hello.", options)
         #expect(server.echo.heard.withLock { $0 } == [options])
         #expect(here.heard.withLock { $0 }.isEmpty)
+    }
+
+    /// A command plays as it reads, in real time: the model or worker making its reply must not
+    /// wait for it, or every other client would.
+    @Test("a command that has read nothing yet does not hold the engine: its reply is made all the same")
+    func slowReaderHoldsNoEngine() throws {
+        let server = try LocalServer()
+        let descriptor = Socket.connect(unixPath: server.socket)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let request = SynthesisRequest(
+            text: "A long reply.", options: SpeechOptions(voice: LocalServer.longVoice), format: .wav)
+        let line = try request.line()
+        #expect(line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) } == line.count)
+        // Nothing read yet: 3.2 MB of PCM is more than the socket holds.
+        let deadline = Date().addingTimeInterval(10)
+        while !server.long.made.withLock({ $0 }) && Date() < deadline { usleep(10_000) }
+        #expect(server.long.made.withLock { $0 }, "the engine waited for the command to read")
+        var samples = 0
+        try WorkerFrame.receiveReply(from: descriptor) { samples += $0.samples.count }
+        #expect(samples == LongReply.chunks * LongReply.samplesPerChunk)
     }
 
     @Test("a server that refuses before any audio leaves the text to the command, which speaks it itself")

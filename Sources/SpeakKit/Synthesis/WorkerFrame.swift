@@ -11,6 +11,12 @@ import Glibc
 /// `start` with the sample rate, `data` frames of PCM as it is made, then `end`; or `error` with a
 /// one-line message at any point. A frame is 1 byte type, 4 bytes big-endian payload length, the
 /// payload.
+/// Where frames go: a pipe or socket written straight away (``WorkerFrame/Writer``), or a socket
+/// written as it takes them (``WorkerFrame/SocketFrames``).
+package protocol FrameSink {
+    func write(_ type: WorkerFrame, _ payload: Data) throws
+}
+
 package enum WorkerFrame: UInt8 {
     case start = 0x53  // "S": the reply's sample rate, 4 bytes big-endian
     case data = 0x44  // "D": PCM, 16-bit little-endian mono
@@ -26,15 +32,13 @@ package enum WorkerFrame: UInt8 {
     /// Writes whole frames straight to a descriptor: one write per frame and no user-space buffer,
     /// so each frame reaches the reader as soon as it is written. A socket is sent to with
     /// `MSG_NOSIGNAL`, so a reader that went away is a failed write, not a SIGPIPE.
-    package struct Writer: Sendable {
+    package struct Writer: FrameSink, Sendable {
         package let descriptor: Int32
 
         package init(descriptor: Int32) { self.descriptor = descriptor }
 
-        package func write(_ type: WorkerFrame, _ payload: Data = Data()) throws {
-            var frame = Data([type.rawValue])
-            withUnsafeBytes(of: UInt32(payload.count).bigEndian) { frame.append(contentsOf: $0) }
-            frame += payload
+        package func write(_ type: WorkerFrame, _ payload: Data) throws {
+            let frame = WorkerFrame.frame(type, payload)
             try frame.withUnsafeBytes { bytes in
                 try SystemCall.writeAll("send", bytes) { pointer, count, _ in
                     let sent = send(descriptor, pointer, count, Int32(MSG_NOSIGNAL))
@@ -44,6 +48,26 @@ package enum WorkerFrame: UInt8 {
         }
     }
 
+    /// Frames handed to a ``SocketWriter`` without waiting: the hand-off's server side, whose
+    /// reply is made by a model or worker other clients share. Its owner waits for the rest once
+    /// the reply is made.
+    package struct SocketFrames: FrameSink {
+        package let socket: SocketWriter
+
+        package init(_ socket: SocketWriter) { self.socket = socket }
+
+        package func write(_ type: WorkerFrame, _ payload: Data) throws {
+            try socket.send(WorkerFrame.frame(type, payload), waiting: false)
+        }
+    }
+
+    /// 1 byte type, 4 bytes big-endian payload length, the payload.
+    static func frame(_ type: WorkerFrame, _ payload: Data) -> Data {
+        var frame = Data([type.rawValue])
+        withUnsafeBytes(of: UInt32(payload.count).bigEndian) { frame.append(contentsOf: $0) }
+        return frame + payload
+    }
+
     /// One reply's frames, from PCM as it is made: `start` once, the samples gathered into frames
     /// of ``frameBytes``, then `end`; or `error`.
     package struct ReplyWriter {
@@ -51,11 +75,11 @@ package enum WorkerFrame: UInt8 {
         /// (0.4 s of speech at 22 kHz) waits only about a millisecond.
         static let frameBytes = 16384
 
-        private let frames: Writer
+        private let frames: any FrameSink
         private var pending = Data()
         private var started = false
 
-        package init(_ frames: Writer) { self.frames = frames }
+        package init(_ frames: any FrameSink) { self.frames = frames }
 
         /// Sends the sample rate, once, before any PCM: ahead of the first chunk when it is known.
         package mutating func start(sampleRate: Int) throws {
@@ -93,7 +117,7 @@ package enum WorkerFrame: UInt8 {
         /// The rest of the PCM, then `end`.
         package mutating func finish() throws {
             try flush()
-            try frames.write(.end)
+            try frames.write(.end, Data())
         }
 
         /// `error` with `message` on one line, in place of the rest of the reply.
