@@ -62,12 +62,17 @@ public final class PiperSynthesizer: Synthesizer {
     /// `.natural`: OpenAI's voice names and a Wyoming request by language get a Piper voice.
     public var features: SynthesisFeatures { [.rate, .volume, .streaming, .natural] }
 
+    /// Whether a reply's first sentence is decoded in windows when the model is split.
+    let streamsFirstSentence: Bool
+
     public init(
         modelDirectories: [URL] = PiperSynthesizer.defaultModelDirectories(),
-        preparedDirectory: URL = PiperSynthesizer.defaultPreparedDirectory()
+        preparedDirectory: URL = PiperSynthesizer.defaultPreparedDirectory(),
+        streamsFirstSentence: Bool = PiperSynthesizer.streamsByDefault
     ) {
         self.modelDirectories = modelDirectories
         self.preparedDirectory = preparedDirectory
+        self.streamsFirstSentence = streamsFirstSentence
     }
 
     /// `SPEAK_MODELS` (a colon list), `$XDG_DATA_HOME/speak/models`, `<exe>/../share/speak/models`,
@@ -233,8 +238,8 @@ public final class PiperSynthesizer: Synthesizer {
         // voice's loudest peak at install with some headroom (a slow rate peaks higher), as its own
         // is not known until it is all decoded.
         let pipeline = PiperPipeline(capacity: 1)
-        model.noteReply()
-        let streamed = model.split.flatMap { Self.streamsFirstSentence ? Float($0.layout.peak) * 1.2 : nil }
+        if streamsFirstSentence { model.noteReply() }
+        let streamed = model.split.flatMap { streamsFirstSentence ? Float($0.layout.peak) * 1.2 : nil }
         startDetachedThread {
             for (turn, piece) in pieces.enumerated() {
                 guard !pipeline.cancelled else { break }
@@ -279,9 +284,10 @@ public final class PiperSynthesizer: Synthesizer {
         }
     }
 
-    /// Whether a reply's first sentence is decoded in windows when the model is split:
-    /// `SPEAK_PIPER_STREAM=0` decodes every sentence whole.
-    static let streamsFirstSentence = ProcessInfo.processInfo.environment["SPEAK_PIPER_STREAM"] != "0"
+    /// `SPEAK_PIPER_STREAM=1` decodes a reply's first sentence in windows. Off by default: first
+    /// audio comes sooner, but the windows' context and the parts' own thread pools make the whole
+    /// reply longer (see Benchmarks/README.md, neural.py --streaming).
+    public static let streamsByDefault = ProcessInfo.processInfo.environment["SPEAK_PIPER_STREAM"] == "1"
 
     /// 16-bit PCM of one sentence as piper-tts makes it (peak-normalised), scaled by `gain`, with a
     /// 2 ms fade at each end so that sentences join without a click. A window of a sentence is

@@ -11,7 +11,7 @@ struct StreamingTests {
 
     /// A synthesizer of its own, so the model is idle unless a test here keeps it busy (other suites
     /// run at the same time on the shared one).
-    static let synthesizer = PiperSynthesizer()
+    static let synthesizer = PiperSynthesizer(streamsFirstSentence: true)
 
     static func split() throws -> (PiperModel, PiperSplitModel) {
         let model = try synthesizer.model(for: Joe.voice)
@@ -84,7 +84,7 @@ struct StreamingTests {
 
     @Test("a model's first reply does not load the parts (a CLI says one thing); they load from the second on")
     func firstReplyLoadsNoParts() throws {
-        let synthesizer = PiperSynthesizer()
+        let synthesizer = PiperSynthesizer(streamsFirstSentence: true)
         let model = try synthesizer.model(for: Joe.voice)
         try synthesizer.synthesize("Done.", options: SpeechOptions(voice: Joe.voice), onProgress: nil) { _ in }
         #expect(model.split == nil)
