@@ -16,11 +16,19 @@ struct PocketSphinxTests {
     static let catalog = try! VoiceCatalog(directories: [VoiceCatalog.shippedDirectory()!])
 
     /// `text` spoken by espeak-ng (22050 Hz), resampled to the model's 16 kHz, with a little silence around it.
+    /// Spoken by a fresh worker process, so it is the same audio on every run: espeak-ng's sound
+    /// depends on what its process spoke before (its noise is the process's `rand()`, its pitch
+    /// flutter a static), and free dictation heard "The weather" as "whether" after other suites.
     static func speech(_ text: String, voice: String = "default") throws -> PCMBuffer {
-        let synthesizer = try EspeakSynthesizer.shared()
+        let worker = try WorkerPool(executable: WorkerPoolTests.executable, size: 1)
+        defer { worker.shutdown() }
         var samples: [Int16] = []
-        try synthesizer.synthesize(text, options: SpeechOptions(voice: catalog.voice(named: voice))) { samples += $0 }
-        var resampler = Resampler(inputRate: synthesizer.sampleRate, outputRate: 16000)
+        var rate = 22050
+        try worker.synthesize(text, options: SpeechOptions(voice: catalog.voice(named: voice)), onProgress: nil) {
+            samples += $0.samples
+            rate = $0.sampleRate
+        }
+        var resampler = Resampler(inputRate: rate, outputRate: 16000)
         let pause = [Int16](repeating: 0, count: 4000)
         return PCMBuffer(sampleRate: 16000, samples: pause + resampler.process(samples) + resampler.finish() + pause)
     }
