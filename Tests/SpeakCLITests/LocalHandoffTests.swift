@@ -1,4 +1,5 @@
 import Foundation
+import SpeakKit
 import Testing
 
 /// `speak -v joe …` hands its text to a running `speak serve` on the local socket (its model is
@@ -11,19 +12,21 @@ struct LocalHandoffTests {
         return header.suffix(4).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
     }
 
-    @Test("a neural voice goes through the server's socket, without a token; with no server it is made here")
-    func handsOff() throws {
+    /// A scratch directory, and a `speak serve` listening on its own local socket there.
+    static func serverOnSocket() throws -> (directory: URL, socket: String, server: RunningServer) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "handoff-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let socket = directory.appendingPathComponent("run/serve.sock").path
         let server = try RunningServer(environment: ["SPEAK_SOCKET": socket])
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: socket) {
-            guard Date() < deadline else { throw TestFailure("no socket at \(socket)") }
-            usleep(20_000)
-        }
+        try poll("the local socket", seconds: 30) { FileManager.default.fileExists(atPath: socket) }
+        return (directory, socket, server)
+    }
+
+    @Test("a neural voice goes through the server's socket, without a token; with no server it is made here")
+    func handsOff() throws {
+        let (directory, socket, server) = try Self.serverOnSocket()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let attributes = try FileManager.default.attributesOfItem(atPath: socket)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
@@ -61,27 +64,15 @@ struct LocalHandoffTests {
         #expect(!FileManager.default.fileExists(atPath: socket))
     }
 
-    /// The samples of a 16-bit mono WAV file written by speak (a 44-byte header).
-    static func samples(_ path: String) throws -> [Int16] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path)).dropFirst(44)
-        return stride(from: data.startIndex, to: data.endIndex - 1, by: 2).map {
-            Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8)
-        }
-    }
-
-    static func rms(_ samples: [Int16]) -> Double {
-        (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))).squareRoot()
+    /// The audio of a WAV file speak wrote.
+    static func audio(_ path: String) throws -> PCMBuffer {
+        try PCMBuffer(audio: Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
     @Test("rate, volume, SSML and the voice reach the server as given: as long and as loud as the command's own")
     func optionsReachTheServer() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "handoff-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (directory, socket, server) = try Self.serverOnSocket()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let socket = directory.appendingPathComponent("run/serve.sock").path
-        let server = try RunningServer(environment: ["SPEAK_SOCKET": socket])
-        try poll("the local socket", seconds: 30) { FileManager.default.fileExists(atPath: socket) }
         let entries = { try FileManager.default.subpathsOfDirectory(atPath: server.cacheDirectory.path).count }
 
         let text = "<speak>The nightly backup <emphasis>finished</emphasis> successfully.</speak>"
@@ -96,7 +87,7 @@ struct LocalHandoffTests {
         let again = directory.appendingPathComponent("again.wav").path
         #expect(try Speak.run(flags + ["-o", again, text], environment: ["SPEAK_SOCKET": socket]).status == 0)
         #expect(try entries() == stored)
-        #expect(try Self.samples(again) == Self.samples(served), "the stored reply differs")
+        #expect(try Self.audio(again).samples == Self.audio(served).samples, "the stored reply differs")
 
         let alone = directory.appendingPathComponent("alone.wav").path
         let none = directory.appendingPathComponent("none.sock").path
@@ -104,11 +95,12 @@ struct LocalHandoffTests {
         #expect(local.status == 0, "\(local.stderr)")
         #expect(try entries() == stored, "made here, not by the server")
         // Piper samples its durations (noise_w), so two syntheses differ a little: within a fifth.
-        let (viaServer, here) = (try Self.samples(served), try Self.samples(alone))
+        let (viaServer, here) = (try Self.audio(served), try Self.audio(alone))
         #expect(
-            here.count > 22_050 / 2 && abs(viaServer.count - here.count) < here.count / 5,
-            "\(viaServer.count) \(here.count)")
-        let loudness = Self.rms(viaServer) / Self.rms(here)
+            here.samples.count > 22_050 / 2
+                && abs(viaServer.samples.count - here.samples.count) < here.samples.count / 5,
+            "\(viaServer.samples.count) \(here.samples.count)")
+        let loudness = viaServer.rms / here.rms
         #expect(loudness > 0.8 && loudness < 1.25, "level via the server / here: \(loudness)")
 
         // The voice goes whole too: a joe of the command's own (another voice file, slower) is not
