@@ -42,9 +42,8 @@ let package = Package(
         .systemLibrary(name: "CWhisper", pkgConfig: "speak-whisper"),
         // espeak-ng (libespeak-ng-dev's header), opened with dlopen on first use: see CEspeakNG.h.
         .target(name: "CEspeakNG", linkerSettings: [.linkedLibrary("dl")]),
-        // sherpa-onnx's C API, vendored header, opened with dlopen on first use (Scripts/install-piper).
-        .target(name: "CSherpaOnnx", linkerSettings: [.linkedLibrary("dl")]),
-        // The few ONNX Runtime C API entries speak calls itself, declared in its own header; dlopened.
+        // The few ONNX Runtime C API entries speak calls, declared in its own header; dlopened on first
+        // use (Scripts/install-piper).
         .target(name: "COnnxRuntime", linkerSettings: [.linkedLibrary("dl")]),
 
         // The engine: espeak-ng, LAME, mpg123, ALSA, and the seams every other engine plugs into.
@@ -56,7 +55,7 @@ let package = Package(
         .target(name: "SpeakMedia", dependencies: ["SpeakKit", "CFFmpeg"]),
         .target(name: "SpeakPocketSphinx", dependencies: ["SpeakKit", "CPocketSphinx"]),
         .target(name: "SpeakUpstream", dependencies: ["SpeakKit"]),
-        .target(name: "SpeakPiper", dependencies: ["SpeakKit", "CSherpaOnnx", "COnnxRuntime"]),
+        .target(name: "SpeakPiper", dependencies: ["SpeakKit", "COnnxRuntime"]),
         .target(name: "SpeakWhisper", dependencies: ["SpeakKit", "CWhisper"]),
         // The web page is a plain HTML file, compiled in as bytes (PackageResources.index_html): an installed
         // binary needs no data directory.
@@ -69,7 +68,7 @@ let package = Package(
         // The command line: `speak` is small and fast; it hands what it does not carry over to
         // `speak-full` (as git hands `git foo` to `git-foo`).
         .target(name: "SpeakCLI", dependencies: ["SpeakKit"]),
-        // Piper voices are in the light speak too: sherpa-onnx is dlopened only when one speaks.
+        // Piper voices are in the light speak too: ONNX Runtime is dlopened only when one speaks.
         .executableTarget(
             name: "speak", dependencies: ["SpeakCLI", "SpeakPiper"], linkerSettings: staticRuntime(essentialsStatic)),
         .executableTarget(

@@ -50,6 +50,14 @@ int speak_onnxruntime_open(const char *path, SpeakOnnxRuntime *api, char *error,
     SPEAK_TAKE(ReleaseTensorTypeAndShapeInfo);
     SPEAK_TAKE(ReleaseSessionOptions);
     SPEAK_TAKE(AddSessionConfigEntry);
+    SPEAK_TAKE(CreateEnvWithGlobalThreadPools);
+    SPEAK_TAKE(CreateThreadingOptions);
+    SPEAK_TAKE(SetGlobalIntraOpNumThreads);
+    SPEAK_TAKE(SetGlobalInterOpNumThreads);
+    SPEAK_TAKE(SetGlobalSpinControl);
+    SPEAK_TAKE(ReleaseThreadingOptions);
+    SPEAK_TAKE(DisablePerSessionThreads);
+    SPEAK_TAKE(DisableCpuMemArena);
 #undef SPEAK_TAKE
     api->version = api_base->GetVersionString ? api_base->GetVersionString() : NULL;
     return 0;

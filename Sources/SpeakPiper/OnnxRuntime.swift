@@ -2,10 +2,12 @@ internal import COnnxRuntime
 import FoundationEssentials
 import Glibc
 
-/// ONNX Runtime's C API, opened with dlopen on first use: the same library file that sherpa-onnx
-/// runs on (install-piper's `libonnxruntime.so.1` beside it), so the process holds one ONNX Runtime.
-/// Used for what sherpa-onnx cannot run: the parts of a split Piper model (``PiperSplitModel``).
-/// The table and the environment are made once, before this is shared, and only read after.
+/// ONNX Runtime's C API, opened with dlopen on first use (install-piper's `libonnxruntime.so.1`).
+/// Every Piper session runs on it: whole models and the parts of a split one (``PiperSplitModel``).
+/// One environment with one global thread pool serves every session, so sessions that run at once
+/// (a split model's two parts, several voices, concurrent replies) share the cores' threads instead
+/// of each spinning its own on them. The table and the environment are made once, before this is
+/// shared, and only read after.
 final class OnnxRuntime: @unchecked Sendable {
     let api: SpeakOnnxRuntime
     let path: String
@@ -13,21 +15,26 @@ final class OnnxRuntime: @unchecked Sendable {
     private let environment: OpaquePointer
     private let cpu: OpaquePointer
 
-    /// `SPEAK_ONNXRUNTIME_LIB` alone when set; else `libonnxruntime.so.1` beside each place the
-    /// sherpa-onnx library is looked for.
+    /// Where `Scripts/install-piper` puts the library, under an install prefix.
+    static let relativePath = "lib/speak/onnxruntime/libonnxruntime.so.1"
+
+    /// `SPEAK_ONNXRUNTIME_LIB` alone when set; else beside the executable's prefix, then /usr/local, /usr.
     static func candidates(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
         if let path = environment["SPEAK_ONNXRUNTIME_LIB"], !path.isEmpty { return [path] }
-        return SherpaOnnxLibrary.candidates(environment: environment).map {
-            URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("libonnxruntime.so.1").path
+        let bin = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let prefixed = bin.appendingPathComponent("../" + relativePath).standardizedFileURL.path
+        return [prefixed, "/usr/local/" + relativePath, "/usr/" + relativePath].reduce(into: []) { paths, path in
+            if !paths.contains(path) { paths.append(path) }
         }
     }
 
-    private static let loaded = Result { () throws(PiperError) -> OnnxRuntime in try open() }
+    private static let loaded = Result { () throws(PiperError) -> OnnxRuntime in try open(.standard()) }
 
     /// The runtime, opened on the first call; later calls return the same one (or the same error).
     static func shared() throws(PiperError) -> OnnxRuntime { try loaded.get() }
 
-    private static func open() throws(PiperError) -> OnnxRuntime {
+    /// Opens the library and makes the process's environment, its thread pool set by `settings`.
+    private static func open(_ settings: SessionSettings) throws(PiperError) -> OnnxRuntime {
         let paths = candidates()
         guard let path = paths.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
             throw .runtimeUnavailable("no \(paths.joined(separator: " or "))")
@@ -38,9 +45,18 @@ final class OnnxRuntime: @unchecked Sendable {
             throw .runtimeUnavailable(
                 String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        // ONNX Runtime keeps one environment per process: this is sherpa-onnx's when it made one first.
+        var threading: OpaquePointer?
+        try check(api, api.CreateThreadingOptions(&threading), path)
+        guard let threading else { throw .runtimeUnavailable("\(path): no threading options") }
+        defer { api.ReleaseThreadingOptions(threading) }
+        try check(api, api.SetGlobalIntraOpNumThreads(threading, Int32(settings.threads)), path)
+        try check(api, api.SetGlobalInterOpNumThreads(threading, 1), path)
+        try check(api, api.SetGlobalSpinControl(threading, settings.spinning ? 1 : 0), path)
         var environment: OpaquePointer?
-        try check(api, api.CreateEnv(Int32(SpeakOrtLoggingLevelError), "speak", &environment), path)
+        try check(
+            api,
+            api.CreateEnvWithGlobalThreadPools(Int32(SpeakOrtLoggingLevelError), "speak", threading, &environment),
+            path)
         var cpu: OpaquePointer?
         try check(
             api, api.CreateCpuMemoryInfo(Int32(SpeakOrtArenaAllocator), Int32(SpeakOrtMemTypeDefault), &cpu),
@@ -65,21 +81,21 @@ final class OnnxRuntime: @unchecked Sendable {
         throw .generationFailed(path, message.split(separator: "\n").first.map(String.init) ?? message)
     }
 
-    /// A session on the model at `path`, already optimised (it is loaded with optimisation off).
-    /// `threads` intra-op threads (the caller's included), spinning between operators or not.
-    func session(_ path: String, threads: Int, spinning: Bool) throws(PiperError) -> OnnxSession {
+    /// A session on the model at `path`, on the environment's thread pool. `optimizationLevel` is
+    /// ONNX Runtime's graph optimisation level (0 for a model saved optimised), `nil` for its
+    /// default; `arena` keeps ONNX Runtime's CPU arena, which grows to the largest run and never
+    /// shrinks, where without it each run's memory is freed after the run.
+    func session(_ path: String, optimizationLevel: Int?, arena: Bool) throws(PiperError) -> OnnxSession {
         var options: OpaquePointer?
         try Self.check(api, api.CreateSessionOptions(&options), path)
         guard let options else { throw .loadFailed(path, "no session options") }
         defer { api.ReleaseSessionOptions(options) }
-        let spin = spinning ? "1" : "0"
         do throws(PiperError) {
-            try Self.check(api, api.SetIntraOpNumThreads(options, Int32(threads)), path)
-            try Self.check(api, api.SetInterOpNumThreads(options, 1), path)
-            try Self.check(
-                api, api.SetSessionGraphOptimizationLevel(options, Int32(SpeakOrtDisableAllOptimizations)), path)
-            try Self.check(api, api.AddSessionConfigEntry(options, "session.intra_op.allow_spinning", spin), path)
-            try Self.check(api, api.AddSessionConfigEntry(options, "session.inter_op.allow_spinning", spin), path)
+            try Self.check(api, api.DisablePerSessionThreads(options), path)
+            if let optimizationLevel {
+                try Self.check(api, api.SetSessionGraphOptimizationLevel(options, Int32(optimizationLevel)), path)
+            }
+            if !arena { try Self.check(api, api.DisableCpuMemArena(options), path) }
         } catch {
             throw .loadFailed(path, "\(error)")
         }

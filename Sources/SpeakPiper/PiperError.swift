@@ -4,15 +4,15 @@ public enum PiperError: Error, Equatable, CustomStringConvertible, Sendable {
     case modelNotFound(String, searched: [String])
     /// The model has no `.onnx.json` beside it.
     case configMissing(String)
-    /// The `.onnx.json` does not describe a Piper voice sherpa-onnx can run.
+    /// The `.onnx.json` does not describe a Piper voice speak can run.
     case invalidConfig(String, String)
     /// The `.onnx` is not a readable ONNX model (truncated, not ONNX).
     case corruptModel(String, String)
-    /// libsherpa-onnx-c-api.so cannot be opened (why).
+    /// ONNX Runtime (libonnxruntime.so.1) cannot be opened (why).
     case runtimeUnavailable(String)
-    /// sherpa-onnx refused the model (its reason, when it gave one).
+    /// ONNX Runtime refused the model (its reason, when it gave one).
     case loadFailed(String, String)
-    /// sherpa-onnx produced no audio (the model, what went wrong: a damaged model fails a node).
+    /// ONNX Runtime produced no audio (the model, what went wrong: a damaged model fails a node).
     case generationFailed(String, String)
     /// A voice or model file cannot be written while preparing a voice.
     case cannotWrite(String, String)
@@ -27,11 +27,11 @@ public enum PiperError: Error, Equatable, CustomStringConvertible, Sendable {
         case .invalidConfig(let path, let reason): "invalid Piper voice config \(path): \(reason)"
         case .corruptModel(let path, let reason): "corrupt model \(path): \(reason); \(Self.installHint)"
         case .runtimeUnavailable(let reason):
-            "the sherpa-onnx runtime is not installed (\(reason)); install it with Scripts/install-piper"
+            "ONNX Runtime is not installed (\(reason)); install it with Scripts/install-piper"
         case .loadFailed(let path, let reason):
-            "sherpa-onnx cannot load \(path)\(reason.isEmpty ? "" : " (\(reason))"); \(Self.installHint)"
+            "ONNX Runtime cannot load \(path)\(reason.isEmpty ? "" : " (\(reason))"); \(Self.installHint)"
         case .generationFailed(let path, let reason):
-            "sherpa-onnx cannot run \(path) (\(reason)): is it damaged? \(Self.installHint)"
+            "ONNX Runtime cannot run \(path) (\(reason)): is it damaged? \(Self.installHint)"
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         }
     }

@@ -64,8 +64,8 @@ final class PiperSplitModel: Sendable {
         let decoder = partFile("decoder", for: model, onnxRuntime: version)
         return PiperSplitModel(
             layout: layout,
-            front: try runtime.session(front.path, threads: settings.threads, spinning: settings.spinning),
-            decoder: try runtime.session(decoder.path, threads: settings.threads, spinning: settings.spinning))
+            front: try runtime.session(front.path, optimizationLevel: 0, arena: settings.arena),
+            decoder: try runtime.session(decoder.path, optimizationLevel: 0, arena: settings.arena))
     }
 
     private init(layout: Layout, front: OnnxSession, decoder: OnnxSession) {
@@ -76,12 +76,7 @@ final class PiperSplitModel: Sendable {
 
     /// The latent of one sentence: `ids` as Piper makes them, `scales` (noise, length, noise w).
     func latent(ids: [Int64], scales: [Float], speaker: Int?) throws(PiperError) -> Latent {
-        var inputs = [
-            OnnxInput(name: "input", shape: [1, ids.count], values: .integers(ids)),
-            OnnxInput(name: "input_lengths", shape: [1], values: .integers([Int64(ids.count)])),
-            OnnxInput(name: "scales", shape: [3], values: .floats(scales)),
-        ]
-        if let speaker { inputs.append(OnnxInput(name: "sid", shape: [1], values: .integers([Int64(speaker)]))) }
+        let inputs = PiperModel.inputs(ids: ids, scales: scales, speaker: speaker)
         let (values, shape) = try front.run(inputs, output: layout.latent)
         guard shape.count == 3, shape[0] == 1, shape[1] > 0 else {
             throw .generationFailed(front.path, "a latent of shape \(shape)")

@@ -22,8 +22,8 @@ public struct PiperVoiceSettings: Codable, Sendable, Equatable {
     }
 }
 
-/// Neural voices: Piper models (VITS, ONNX) run in process by sherpa-onnx's C API, fed the
-/// phonemes piper-tts would feed them (``PiperPhonemizer``).
+/// Neural voices: Piper models (VITS, ONNX) run in process by ONNX Runtime, fed the phoneme ids
+/// piper-tts would feed them (``PiperPhonemizer``).
 ///
 /// Text is split into sentences, and those into pieces of bounded length (at clause marks, then
 /// words: ``PiperPhonemizer/pieces(_:limit:)``); each piece is synthesised and handed on while the
@@ -148,10 +148,10 @@ public final class PiperSynthesizer: Synthesizer {
         }
         return try slot.model.withLock { (loaded: inout PiperModel?) throws(PiperError) -> PiperModel in
             if let loaded { return loaded }
-            let library = try SherpaOnnxLibrary.shared()
+            let runtime = try OnnxRuntime.shared()
             let files = try prepared(file)
             let model = try PiperModel(
-                files: files, config: try PiperVoiceConfig(contentsOf: files.config), library: library)
+                files: files, config: try PiperVoiceConfig(contentsOf: files.config), runtime: runtime)
             loaded = model
             return model
         }
@@ -175,10 +175,10 @@ public final class PiperSynthesizer: Synthesizer {
     }
 
     /// Not-installed voices by `voice:NAME`, for `/ready`: no model file, no config beside it, or
-    /// no sherpa-onnx runtime. Cheap: nothing is loaded.
+    /// no ONNX Runtime. Cheap: nothing is loaded.
     public func problems(with voices: [Voice]) -> [String: String] {
         var problems: [String: String] = [:]
-        let runtime = SherpaOnnxLibrary.candidates().contains { FileManager.default.fileExists(atPath: $0) }
+        let runtime = OnnxRuntime.candidates().contains { FileManager.default.fileExists(atPath: $0) }
         for voice in voices where voice.engine == Self.engineName {
             do throws(PiperError) {
                 let model = try modelFile(for: voice)
@@ -186,7 +186,7 @@ public final class PiperSynthesizer: Synthesizer {
                 guard FileManager.default.fileExists(atPath: config.path) else {
                     throw PiperError.configMissing(model.path)
                 }
-                guard runtime else { throw PiperError.runtimeUnavailable("no libsherpa-onnx-c-api.so") }
+                guard runtime else { throw PiperError.runtimeUnavailable("no libonnxruntime.so.1") }
             } catch {
                 problems["voice:\(voice.name)"] = error.description
             }

@@ -21,7 +21,7 @@ final class StartupTests {
     /// Libraries only speak-full may load, by the start of their file names.
     static let heavy = [
         "libavformat", "libavcodec", "libswresample", "libavutil", "libpocketsphinx", "libsphinxbase", "libblas",
-        "liblapack", "libgfortran", "libmicrohttpd", "libonnxruntime", "libsherpa-onnx", "libwhisper", "libggml",
+        "liblapack", "libgfortran", "libmicrohttpd", "libonnxruntime", "libwhisper", "libggml",
         "libcurl", "libFoundationNetworking",
     ]
 

@@ -49,7 +49,9 @@ enum OnnxRuntimeLayout {
         "CreateTensorWithDataAsOrtValue", "GetTensorMutableData", "GetDimensionsCount", "GetDimensions",
         "GetTensorTypeAndShape", "CreateCpuMemoryInfo", "ReleaseEnv", "ReleaseStatus", "ReleaseMemoryInfo",
         "ReleaseSession", "ReleaseValue", "ReleaseTensorTypeAndShapeInfo", "ReleaseSessionOptions",
-        "AddSessionConfigEntry",
+        "AddSessionConfigEntry", "CreateEnvWithGlobalThreadPools", "CreateThreadingOptions",
+        "SetGlobalIntraOpNumThreads", "SetGlobalInterOpNumThreads", "SetGlobalSpinControl", "ReleaseThreadingOptions",
+        "DisablePerSessionThreads", "DisableCpuMemArena",
     ]
 
     /// Compiles and runs a C program that prints, for each entry, its position in `header`'s OrtApi

@@ -18,37 +18,17 @@ final class SessionTests {
     /// Swift Testing runs it after each test: `scratch` goes with the test that made it.
     deinit { try? FileManager.default.removeItem(at: scratch) }
 
-    @Test("ONNX Runtime gets a thread a core (at most 4), spinning as its default; the environment overrides both")
+    @Test("ONNX Runtime gets a thread a core (at most 4), spinning, no arena; the environment overrides them")
     func standard() {
         #expect(SessionSettings.standard(cores: 2, environment: [:]) == SessionSettings(threads: 2, spinning: true))
         #expect(SessionSettings.standard(cores: 16, environment: [:]).threads == 4)
         let chosen = SessionSettings.standard(
-            cores: 2, environment: ["SPEAK_PIPER_THREADS": "1", "SPEAK_PIPER_SPINNING": "0"])
-        #expect(chosen == SessionSettings(threads: 1, spinning: false))
+            cores: 2, environment: ["SPEAK_PIPER_THREADS": "1", "SPEAK_PIPER_SPINNING": "0", "SPEAK_PIPER_ARENA": "1"])
+        #expect(chosen == SessionSettings(threads: 1, spinning: false, arena: true))
         let nonsense = SessionSettings.standard(
-            cores: 2, environment: ["SPEAK_PIPER_THREADS": "0", "SPEAK_PIPER_SPINNING": "yes"])
+            cores: 2,
+            environment: ["SPEAK_PIPER_THREADS": "0", "SPEAK_PIPER_SPINNING": "yes", "SPEAK_PIPER_ARENA": "no"])
         #expect(nonsense == SessionSettings(threads: 2, spinning: true))
-    }
-
-    @Test("the settings reach sherpa-onnx as a provider config file that exists only while the model loads")
-    func providerFile() throws {
-        var settings = SessionSettings(threads: 2, spinning: false)
-        settings.optimizationLevel = 0
-        var seen: (provider: String, text: String)?
-        settings.withProvider { provider in
-            let text = try? String(contentsOfFile: String(provider.dropFirst(4)), encoding: .utf8)
-            seen = (provider, text ?? "")
-        }
-        let (provider, text) = try #require(seen)
-        #expect(provider.hasPrefix("cpu:/"))
-        #expect(
-            text == """
-                SessionConfig.session.intra_op.allow_spinning=0
-                SessionConfig.session.inter_op.allow_spinning=0
-                GraphOptimizationLevel=0
-
-                """)
-        #expect(!FileManager.default.fileExists(atPath: String(provider.dropFirst(4))))
     }
 
     /// The installed joe model's files copied into the scratch directory, with its config's noise
@@ -65,9 +45,8 @@ final class SessionTests {
         }
         let prepared = try #require(try PiperVoicePreparation.preparedFiles(of: model))
         var config = try PiperVoiceConfig(contentsOf: prepared.config)
-        // Not 0, which sherpa-onnx's C API reads as "unset" and replaces with its default noise.
-        config.noiseScale = 1e-7
-        config.noiseW = 1e-7
+        config.noiseScale = 0
+        config.noiseW = 0
         return (prepared, config)
     }
 
@@ -79,14 +58,14 @@ final class SessionTests {
 
     @Test("a model with an optimised copy for this ONNX Runtime loads the copy, which speaks as the model does")
     func optimizedCopy() throws {
-        let library = try SherpaOnnxLibrary.shared()
-        let version = try #require(library.onnxRuntimeVersion)
+        let runtime = try OnnxRuntime.shared()
+        let version = try #require(runtime.version)
         let piperTTSVersion = try PiperTTS.run(
             [PiperTTS.python, "-c", "import onnxruntime; print(onnxruntime.__version__, end='')"], input: Data())
-        // piper-tts' ONNX Runtime makes the copy: it must be the one sherpa-onnx runs on here.
+        // piper-tts' ONNX Runtime makes the copy: it must be the one speak runs on here.
         #expect(String(decoding: piperTTSVersion, as: UTF8.self) == version)
         let (prepared, config) = try joeCopy()
-        let plain = try PiperModel(files: prepared, config: config, library: library)
+        let plain = try PiperModel(files: prepared, config: config, runtime: runtime)
         #expect(plain.loadedModel == prepared.model)
         let expected = try speak(plain)
 
@@ -100,19 +79,19 @@ final class SessionTests {
             ort.InferenceSession(sys.argv[1], sess_options=o, providers=["CPUExecutionProvider"])
             """
         _ = try PiperTTS.run([PiperTTS.python, "-c", script, prepared.model.path, optimized.path], input: Data())
-        let fast = try PiperModel(files: prepared, config: config, library: library)
+        let fast = try PiperModel(files: prepared, config: config, runtime: runtime)
         #expect(fast.loadedModel == optimized)
         let samples = try speak(fast)
         #expect(samples.count == expected.count)
         let difference = zip(samples, expected).map { abs($0 - $1) }.max() ?? 1
         #expect(difference < 1e-3, "largest difference \(difference)")
 
-        // A copy older than its model is stale, and one without sherpa-onnx's metadata would end
-        // the process: neither is loaded.
+        // A copy older than its model is stale, and one without the prepared model's metadata is
+        // not a copy of it: neither is loaded.
         try FileManager.default.setAttributes(
             [.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: prepared.model.path)
         #expect(PiperVoicePreparation.currentOptimizedFile(for: prepared.model, onnxRuntime: version) == nil)
-        #expect(try PiperModel(files: prepared, config: config, library: library).loadedModel == prepared.model)
+        #expect(try PiperModel(files: prepared, config: config, runtime: runtime).loadedModel == prepared.model)
         try FileManager.default.removeItem(at: optimized)
         _ = try Joe.original(named: optimized.lastPathComponent, in: scratch)
         try FileManager.default.setAttributes(

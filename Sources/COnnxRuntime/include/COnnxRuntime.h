@@ -1,5 +1,5 @@
 // ONNX Runtime's C API, reached through dlopen: nothing links libonnxruntime.so until a Piper
-// voice first streams, and the project builds where it is not installed.
+// voice first speaks, and the project builds where it is not installed.
 #ifndef SPEAK_CONNXRUNTIME_H
 #define SPEAK_CONNXRUNTIME_H
 
@@ -32,6 +32,14 @@ typedef struct SpeakOnnxRuntime {
     SpeakOrtReleaseTensorTypeAndShapeInfo ReleaseTensorTypeAndShapeInfo;
     SpeakOrtReleaseSessionOptions ReleaseSessionOptions;
     SpeakOrtAddSessionConfigEntry AddSessionConfigEntry;
+    SpeakOrtCreateEnvWithGlobalThreadPools CreateEnvWithGlobalThreadPools;
+    SpeakOrtCreateThreadingOptions CreateThreadingOptions;
+    SpeakOrtSetGlobalNumThreads SetGlobalIntraOpNumThreads;
+    SpeakOrtSetGlobalNumThreads SetGlobalInterOpNumThreads;
+    SpeakOrtSetGlobalSpinControl SetGlobalSpinControl;
+    SpeakOrtReleaseThreadingOptions ReleaseThreadingOptions;
+    SpeakOrtSessionOptionsSwitch DisablePerSessionThreads;
+    SpeakOrtSessionOptionsSwitch DisableCpuMemArena;
     /// ONNX Runtime's version (`1.32.0`); static storage.
     const char *version;
 } SpeakOnnxRuntime;

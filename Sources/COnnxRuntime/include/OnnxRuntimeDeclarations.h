@@ -16,6 +16,7 @@ typedef struct SpeakOrtSession SpeakOrtSession;
 typedef struct SpeakOrtSessionOptions SpeakOrtSessionOptions;
 typedef struct SpeakOrtValue SpeakOrtValue;
 typedef struct SpeakOrtTensorTypeAndShapeInfo SpeakOrtTensorTypeAndShapeInfo;
+typedef struct SpeakOrtThreadingOptions SpeakOrtThreadingOptions;
 
 /// The API version asked of OrtGetApiBase()->GetApi: old enough for every ONNX Runtime 1.16 and
 /// later; every entry below is older.
@@ -28,7 +29,6 @@ enum {
     SpeakOrtArenaAllocator = 1,
     SpeakOrtMemTypeDefault = 0,
     SpeakOrtLoggingLevelError = 3,
-    SpeakOrtDisableAllOptimizations = 0,
 };
 
 /// Each entry's position in the OrtApi table.
@@ -40,6 +40,7 @@ enum SpeakOrtApiIndex {
     SpeakOrtIndexCreateSession = 7,
     SpeakOrtIndexRun = 9,
     SpeakOrtIndexCreateSessionOptions = 10,
+    SpeakOrtIndexDisableCpuMemArena = 19,
     SpeakOrtIndexSetSessionGraphOptimizationLevel = 23,
     SpeakOrtIndexSetIntraOpNumThreads = 24,
     SpeakOrtIndexSetInterOpNumThreads = 25,
@@ -56,7 +57,14 @@ enum SpeakOrtApiIndex {
     SpeakOrtIndexReleaseValue = 96,
     SpeakOrtIndexReleaseTensorTypeAndShapeInfo = 99,
     SpeakOrtIndexReleaseSessionOptions = 100,
+    SpeakOrtIndexCreateEnvWithGlobalThreadPools = 119,
+    SpeakOrtIndexDisablePerSessionThreads = 120,
+    SpeakOrtIndexCreateThreadingOptions = 121,
+    SpeakOrtIndexReleaseThreadingOptions = 122,
     SpeakOrtIndexAddSessionConfigEntry = 130,
+    SpeakOrtIndexSetGlobalIntraOpNumThreads = 147,
+    SpeakOrtIndexSetGlobalInterOpNumThreads = 148,
+    SpeakOrtIndexSetGlobalSpinControl = 149,
 };
 
 typedef SpeakOrtStatus *(*SpeakOrtCreateStatus)(int code, const char *message);
@@ -70,6 +78,14 @@ typedef SpeakOrtStatus *(*SpeakOrtRun)(
     const SpeakOrtValue *const *inputs, size_t input_count, const char *const *output_names, size_t output_count,
     SpeakOrtValue **outputs);
 typedef SpeakOrtStatus *(*SpeakOrtCreateSessionOptions)(SpeakOrtSessionOptions **out);
+typedef SpeakOrtStatus *(*SpeakOrtCreateEnvWithGlobalThreadPools)(
+    int logging_level, const char *log_id, const SpeakOrtThreadingOptions *threading, SpeakOrtEnv **out);
+typedef SpeakOrtStatus *(*SpeakOrtCreateThreadingOptions)(SpeakOrtThreadingOptions **out);
+typedef SpeakOrtStatus *(*SpeakOrtSetGlobalNumThreads)(SpeakOrtThreadingOptions *threading, int threads);
+typedef SpeakOrtStatus *(*SpeakOrtSetGlobalSpinControl)(SpeakOrtThreadingOptions *threading, int allow_spinning);
+typedef void (*SpeakOrtReleaseThreadingOptions)(SpeakOrtThreadingOptions *value);
+/// DisablePerSessionThreads and DisableCpuMemArena.
+typedef SpeakOrtStatus *(*SpeakOrtSessionOptionsSwitch)(SpeakOrtSessionOptions *options);
 typedef SpeakOrtStatus *(*SpeakOrtSetGraphOptimizationLevel)(SpeakOrtSessionOptions *options, int level);
 typedef SpeakOrtStatus *(*SpeakOrtSetNumThreads)(SpeakOrtSessionOptions *options, int threads);
 typedef SpeakOrtStatus *(*SpeakOrtCreateTensorWithData)(
