@@ -26,11 +26,11 @@ import onnx
 import onnx.utils
 import onnxruntime
 
-# speak's windows (PiperStreaming.swift): the first few frames, then larger ones, each with this
+# speak's windows (Sources/SpeakPiper/PiperSplitModel.swift): the first few frames, then larger ones, each with this
 # much latent context on either side.
-CONTEXT = 16
+CONTEXT = 10
 FIRST = 32
-LATER = 128
+LATER = 256
 
 
 def fail(reason):

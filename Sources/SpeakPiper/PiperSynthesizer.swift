@@ -239,13 +239,15 @@ public final class PiperSynthesizer: Synthesizer {
         // is not known until it is all decoded.
         let pipeline = PiperPipeline(capacity: 1)
         if streamsFirstSentence { model.noteReply() }
-        let streamed = model.split.flatMap { streamsFirstSentence ? Float($0.layout.peak) * 1.2 : nil }
+        let streamed = model.split.flatMap {
+            streamsFirstSentence && !options.continuesReply ? Float($0.layout.peak) * 1.2 : nil
+        }
         startDetachedThread {
             for (turn, piece) in pieces.enumerated() {
                 guard !pipeline.cancelled else { break }
                 do throws(PiperError) {
-                    // Only on an idle model: beside other replies, the windows' context and the
-                    // parts' own thread pools would cost the machine's throughput.
+                    // Only on an idle model: beside other replies the first audio waits its turn
+                    // anyway, and the windows' context would cost the machine's throughput.
                     if turn == 0, let streamed, model.turns.isIdle {
                         var first = true
                         try model.stream(piece, speaker: speaker, speed: speed, turn: turn) { audio, last in
@@ -284,10 +286,9 @@ public final class PiperSynthesizer: Synthesizer {
         }
     }
 
-    /// `SPEAK_PIPER_STREAM=1` decodes a reply's first sentence in windows. Off by default: first
-    /// audio comes sooner, but the windows' context and the parts' own thread pools make the whole
-    /// reply longer (see Benchmarks/README.md, neural.py --streaming).
-    public static let streamsByDefault = ProcessInfo.processInfo.environment["SPEAK_PIPER_STREAM"] == "1"
+    /// Whether a reply's first sentence is decoded in windows (when the model is split):
+    /// `SPEAK_PIPER_STREAM=0` decodes every sentence whole.
+    public static let streamsByDefault = ProcessInfo.processInfo.environment["SPEAK_PIPER_STREAM"] != "0"
 
     /// 16-bit PCM of one sentence as piper-tts makes it (peak-normalised), scaled by `gain`, with a
     /// 2 ms fade at each end so that sentences join without a click. A window of a sentence is

@@ -232,21 +232,28 @@ final class WyomingSession {
         guard let current = stream else { return }
         var rate = current.rate
         var started = false
-        try synthesize(sentence, voice: current.voice, ssml: current.ssml, rate: &rate, started: &started)
+        // After the stream's first sentence, its audio is under way: no hurry for this one's.
+        try synthesize(
+            sentence, voice: current.voice, ssml: current.ssml, continues: current.rate != nil, rate: &rate,
+            started: &started)
         stream?.rate = rate
         if started { try send(WyomingEvent("audio-stop")) }
     }
 
     private func synthesize(_ text: String, voice: Voice, ssml: Bool, rate: inout Int?) throws {
         var started = false
-        try synthesize(text, voice: voice, ssml: ssml, rate: &rate, started: &started)
+        try synthesize(text, voice: voice, ssml: ssml, continues: false, rate: &rate, started: &started)
     }
 
     /// Synthesises `text`, sending `audio-start` before the first audio (at `rate`, or the first
     /// chunk's, which `rate` then keeps) and the audio as `audio-chunk`s resampled to that rate.
-    private func synthesize(_ text: String, voice: Voice, ssml: Bool, rate: inout Int?, started: inout Bool) throws {
+    private func synthesize(
+        _ text: String, voice: Voice, ssml: Bool, continues: Bool, rate: inout Int?, started: inout Bool
+    ) throws {
         guard text.contains(where: { !$0.isWhitespace }) else { return }
-        let request = SynthesisRequest(text: text, options: SpeechOptions(voice: voice, ssml: ssml), format: .wav)
+        var options = SpeechOptions(voice: voice, ssml: ssml)
+        options.continuesReply = continues
+        let request = SynthesisRequest(text: text, options: options, format: .wav)
         var resampler: Resampler?
         var sentStart = false
         do {

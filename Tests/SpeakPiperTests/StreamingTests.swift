@@ -108,11 +108,21 @@ struct StreamingTests {
         #expect(split != nil)
     }
 
+    @Test("text that continues a reply already under way (a Wyoming stream's later sentence) is made whole")
+    func continuationDecodesWhole() throws {
+        _ = try Self.split()
+        var options = SpeechOptions(voice: Joe.voice)
+        options.continuesReply = true
+        #expect(try Self.sentenceChunks(Self.sentence, options: options).map(\.count) == [1])
+    }
+
     /// Each sentence's chunks, told apart by the progress calls.
-    static func sentenceChunks(_ text: String) throws -> [[[Int16]]] {
+    static func sentenceChunks(_ text: String, options: SpeechOptions = SpeechOptions(voice: Joe.voice)) throws
+        -> [[[Int16]]]
+    {
         var sentences: [[[Int16]]] = [[]]
         try synthesizer.synthesize(
-            text, options: SpeechOptions(voice: Joe.voice), onProgress: { _ in sentences.append([]) },
+            text, options: options, onProgress: { _ in sentences.append([]) },
             onChunk: { chunk in sentences[sentences.count - 1].append(Array(chunk.samples)) })
         return Array(sentences.dropLast())
     }

@@ -35,13 +35,15 @@ struct SynthesisTests {
         #expect(slow.duration > fast.duration * 1.6, "\(slow.duration) s against \(fast.duration) s")
         let quiet = try Joe.pcm(Self.sentence, options: SpeechOptions(voice: Joe.voice, volume: 50))
         let peak = quiet.samples.map { abs(Int($0)) }.max()!
-        #expect(peak > 15000 && peak < 17000, "peak \(peak)")
+        // Half of full scale: a sentence's own peak, or (streamed) the voice's loudest, which is higher.
+        #expect(peak > 9000 && peak < 17000, "peak \(peak)")
     }
 
     @Test("each sentence is handed on as it is made, the first long before the last")
     func streams() throws {
         let chunks = try Joe.chunks(Self.paragraph.joined(separator: " "))
-        #expect(chunks.count == Self.paragraph.count)
+        // The first sentence in windows when the model is split, every other one whole.
+        #expect(chunks.count >= Self.paragraph.count && chunks.count <= Self.paragraph.count + 2)
         let total = chunks.last!.at
         #expect(chunks[0].at < total / 2, "first after \(chunks[0].at) s of \(total) s")
     }

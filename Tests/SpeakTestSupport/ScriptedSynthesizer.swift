@@ -42,6 +42,8 @@ public struct ScriptedSynthesizer: Synthesizer {
     public let script: Script
     /// The texts it was asked to speak, in order.
     public let requests = Locked<[String]>([])
+    /// Each request's ``SpeechOptions/continuesReply``, in order.
+    public let continuations = Locked<[Bool]>([])
 
     public init(_ script: Script = Script()) { self.script = script }
 
@@ -52,6 +54,7 @@ public struct ScriptedSynthesizer: Synthesizer {
         onChunk: (PCMChunk) throws -> Void
     ) throws {
         requests.withLock { $0.append(text) }
+        continuations.withLock { $0.append(options.continuesReply) }
         let tone = (0..<script.samplesPerChunk).map { Int16($0 % 2 == 0 ? 1000 : -1000) }
         for index in 0..<script.chunks {
             if index == script.failsAfter { throw script.failure }

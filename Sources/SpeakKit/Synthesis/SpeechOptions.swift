@@ -9,6 +9,10 @@ public struct SpeechOptions: Sendable, Equatable {
     public var volume: Int
     /// Treat the text as SSML markup.
     public var ssml: Bool
+    /// The text continues a reply whose audio is already under way (a Wyoming stream's later
+    /// sentences), so its first audio need not come early: a Piper voice then makes its first
+    /// sentence whole, which costs less than in windows. Not part of what the audio is.
+    public var continuesReply = false
 
     public static let rateRange = 80...450
     public static let pitchRange = 0...100

@@ -9,6 +9,8 @@ public struct SynthesisRequest: Codable, Sendable, Equatable {
     public var ssml: Bool
     public var format: ReplyFormat
     public var mp3: MP3Settings
+    /// ``SpeechOptions/continuesReply``; absent (`nil`) when false, so a request line stays as it was.
+    public var continuesReply: Bool?
 
     public init(text: String, options: SpeechOptions, format: ReplyFormat = .mp3, mp3: MP3Settings = .init()) {
         voice = options.voice
@@ -19,9 +21,12 @@ public struct SynthesisRequest: Codable, Sendable, Equatable {
         ssml = options.ssml
         self.format = format
         self.mp3 = mp3
+        continuesReply = options.continuesReply ? true : nil
     }
 
     public var options: SpeechOptions {
-        SpeechOptions(voice: voice, rate: rate, pitch: pitch, volume: volume, ssml: ssml)
+        var options = SpeechOptions(voice: voice, rate: rate, pitch: pitch, volume: volume, ssml: ssml)
+        options.continuesReply = continuesReply ?? false
+        return options
     }
 }

@@ -78,7 +78,9 @@ enum TestService {
     static let cut = Voice(name: "cut", language: "en-US", engine: "cut")
     static let broken = Voice(name: "broken", language: "en-US", engine: "broken")
 
-    static func make(limits: WyomingLimits = WyomingLimits()) -> WyomingService {
+    static func make(
+        limits: WyomingLimits = WyomingLimits(), scripted scriptedEngine: ScriptedSynthesizer = ScriptedSynthesizer()
+    ) -> WyomingService {
         var failsMidway = ScriptedSynthesizer.Script()
         (failsMidway.chunks, failsMidway.failsAfter, failsMidway.failure) = (10, 2, ScriptedSynthesizer.Fault())
         var failsAtOnce = ScriptedSynthesizer.Script()
@@ -87,7 +89,7 @@ enum TestService {
         let engine = SpeechEngine(
             catalog: VoiceCatalog(voices: [scripted, cut, broken]),
             synthesizers: SynthesizerRegistry([
-                EspeakSynthesizer.engineName: { ScriptedSynthesizer() }, "scripted": { ScriptedSynthesizer() },
+                EspeakSynthesizer.engineName: { ScriptedSynthesizer() }, "scripted": { scriptedEngine },
                 "cut": { cutEngine }, "broken": { brokenEngine },
             ]))
         let transcriber = FixedTranscriber(text: " yes ")
