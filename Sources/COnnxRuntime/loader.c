@@ -58,6 +58,9 @@ int speak_onnxruntime_open(const char *path, SpeakOnnxRuntime *api, char *error,
     SPEAK_TAKE(ReleaseThreadingOptions);
     SPEAK_TAKE(DisablePerSessionThreads);
     SPEAK_TAKE(DisableCpuMemArena);
+    SPEAK_TAKE(CreateRunOptions);
+    SPEAK_TAKE(AddRunConfigEntry);
+    SPEAK_TAKE(ReleaseRunOptions);
 #undef SPEAK_TAKE
     api->version = api_base->GetVersionString ? api_base->GetVersionString() : NULL;
     return 0;

@@ -152,8 +152,20 @@ final class OnnxSession: @unchecked Sendable {
     deinit { runtime.api.ReleaseSession(session) }
 
     /// Runs the model on `inputs` and returns its float output `output`, with its shape.
-    func run(_ inputs: [OnnxInput], output: String) throws(PiperError) -> (values: [Float], shape: [Int]) {
+    /// `shrinkingArena`: afterwards the CPU arena gives back what this run grew it by.
+    func run(_ inputs: [OnnxInput], output: String, shrinkingArena: Bool = false) throws(PiperError)
+        -> (values: [Float], shape: [Int])
+    {
         let api = runtime.api
+        var options: OpaquePointer?
+        defer { if let options { api.ReleaseRunOptions(options) } }
+        if shrinkingArena {
+            try OnnxRuntime.check(api, api.CreateRunOptions(&options), path)
+            if let options {
+                try OnnxRuntime.check(
+                    api, api.AddRunConfigEntry(options, "memory.enable_memory_arena_shrinkage", "cpu:0"), path)
+            }
+        }
         var buffers: [UnsafeMutableRawBufferPointer] = []
         var values: [OpaquePointer?] = []
         defer {
@@ -189,7 +201,7 @@ final class OnnxSession: @unchecked Sendable {
             values.withUnsafeBufferPointer { inputValues in
                 withUnsafePointer(to: UnsafePointer(outputName)) { outputNames in
                     api.Run(
-                        session, nil, inputNames.baseAddress, inputValues.baseAddress, inputs.count, outputNames, 1,
+                        session, options, inputNames.baseAddress, inputValues.baseAddress, inputs.count, outputNames, 1,
                         &result)
                 }
             }

@@ -129,8 +129,16 @@ final class PiperModel: Sendable {
         generated.add(1, ordering: .relaxed)
         let (ids, scales) = try inputs(phonemes, speed: speed)
         let inputs = Self.inputs(ids: ids, scales: scales, speaker: speakers > 1 ? speaker : nil)
-        return try whole.run(inputs, output: "output").values
+        let shrinking = phonemes.count > Self.shrinkAbove
+        return try whole.run(inputs, output: "output", shrinkingArena: shrinking).values
     }
+
+    /// Pieces longer than this give back the arena memory they grew: run-on text (every piece near
+    /// the piece limit) would otherwise leave the process hundreds of MB larger for good.
+    /// `SPEAK_PIPER_SHRINK_ABOVE` (0–10000 phoneme code points) sets another.
+    static let shrinkAbove =
+        Int(ProcessInfo.processInfo.environment["SPEAK_PIPER_SHRINK_ABOVE"] ?? "")
+        .flatMap { (0...10000).contains($0) ? $0 : nil } ?? 100
 
     /// A Piper model's inputs (the whole model's, and its front's when split): the ids, their
     /// count, the scales, and the speaker of a multi-speaker model.

@@ -36,8 +36,8 @@ public final class PiperSynthesizer: Synthesizer {
     /// The most phoneme code points the model is given at once, at the normal rate: about 8 s of
     /// speech, some 28 words, so an ordinary sentence stays whole (Piper speaks a sentence at a
     /// time, and a cut between words is heard as a sentence ending there). Run-on text is cut, so
-    /// the model's memory, which grows with the audio of the longest piece and which ONNX Runtime's
-    /// arena keeps, is bounded by what such a sentence takes.
+    /// the memory a run takes, which grows with the audio of its piece, is bounded by what such a
+    /// sentence takes (and given back after a long piece: ``PiperModel/shrinkAbove``).
     /// `SPEAK_PIPER_PIECE` (16–1000) sets another: shorter pieces take less memory and cut more.
     static let pieceLimit = pieceLimit(environment: ProcessInfo.processInfo.environment)
 

@@ -51,7 +51,7 @@ enum OnnxRuntimeLayout {
         "ReleaseSession", "ReleaseValue", "ReleaseTensorTypeAndShapeInfo", "ReleaseSessionOptions",
         "AddSessionConfigEntry", "CreateEnvWithGlobalThreadPools", "CreateThreadingOptions",
         "SetGlobalIntraOpNumThreads", "SetGlobalInterOpNumThreads", "SetGlobalSpinControl", "ReleaseThreadingOptions",
-        "DisablePerSessionThreads", "DisableCpuMemArena",
+        "DisablePerSessionThreads", "DisableCpuMemArena", "CreateRunOptions", "AddRunConfigEntry", "ReleaseRunOptions",
     ]
 
     /// Compiles and runs a C program that prints, for each entry, its position in `header`'s OrtApi

@@ -40,6 +40,9 @@ typedef struct SpeakOnnxRuntime {
     SpeakOrtReleaseThreadingOptions ReleaseThreadingOptions;
     SpeakOrtSessionOptionsSwitch DisablePerSessionThreads;
     SpeakOrtSessionOptionsSwitch DisableCpuMemArena;
+    SpeakOrtCreateRunOptions CreateRunOptions;
+    SpeakOrtAddRunConfigEntry AddRunConfigEntry;
+    SpeakOrtReleaseRunOptions ReleaseRunOptions;
     /// ONNX Runtime's version (`1.32.0`); static storage.
     const char *version;
 } SpeakOnnxRuntime;

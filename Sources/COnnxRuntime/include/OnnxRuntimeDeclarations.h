@@ -17,6 +17,7 @@ typedef struct SpeakOrtSessionOptions SpeakOrtSessionOptions;
 typedef struct SpeakOrtValue SpeakOrtValue;
 typedef struct SpeakOrtTensorTypeAndShapeInfo SpeakOrtTensorTypeAndShapeInfo;
 typedef struct SpeakOrtThreadingOptions SpeakOrtThreadingOptions;
+typedef struct SpeakOrtRunOptions SpeakOrtRunOptions;
 
 /// The API version asked of OrtGetApiBase()->GetApi: old enough for every ONNX Runtime 1.16 and
 /// later; every entry below is older.
@@ -39,6 +40,7 @@ enum SpeakOrtApiIndex {
     SpeakOrtIndexCreateEnv = 3,
     SpeakOrtIndexCreateSession = 7,
     SpeakOrtIndexRun = 9,
+    SpeakOrtIndexCreateRunOptions = 39,
     SpeakOrtIndexCreateSessionOptions = 10,
     SpeakOrtIndexDisableCpuMemArena = 19,
     SpeakOrtIndexSetSessionGraphOptimizationLevel = 23,
@@ -55,6 +57,7 @@ enum SpeakOrtApiIndex {
     SpeakOrtIndexReleaseMemoryInfo = 94,
     SpeakOrtIndexReleaseSession = 95,
     SpeakOrtIndexReleaseValue = 96,
+    SpeakOrtIndexReleaseRunOptions = 97,
     SpeakOrtIndexReleaseTensorTypeAndShapeInfo = 99,
     SpeakOrtIndexReleaseSessionOptions = 100,
     SpeakOrtIndexCreateEnvWithGlobalThreadPools = 119,
@@ -65,6 +68,7 @@ enum SpeakOrtApiIndex {
     SpeakOrtIndexSetGlobalIntraOpNumThreads = 147,
     SpeakOrtIndexSetGlobalInterOpNumThreads = 148,
     SpeakOrtIndexSetGlobalSpinControl = 149,
+    SpeakOrtIndexAddRunConfigEntry = 165,
 };
 
 typedef SpeakOrtStatus *(*SpeakOrtCreateStatus)(int code, const char *message);
@@ -74,9 +78,12 @@ typedef SpeakOrtStatus *(*SpeakOrtCreateEnv)(int logging_level, const char *log_
 typedef SpeakOrtStatus *(*SpeakOrtCreateSession)(
     const SpeakOrtEnv *env, const char *model_path, const SpeakOrtSessionOptions *options, SpeakOrtSession **out);
 typedef SpeakOrtStatus *(*SpeakOrtRun)(
-    SpeakOrtSession *session, const void *run_options, const char *const *input_names,
+    SpeakOrtSession *session, const SpeakOrtRunOptions *run_options, const char *const *input_names,
     const SpeakOrtValue *const *inputs, size_t input_count, const char *const *output_names, size_t output_count,
     SpeakOrtValue **outputs);
+typedef SpeakOrtStatus *(*SpeakOrtCreateRunOptions)(SpeakOrtRunOptions **out);
+typedef SpeakOrtStatus *(*SpeakOrtAddRunConfigEntry)(SpeakOrtRunOptions *options, const char *key, const char *value);
+typedef void (*SpeakOrtReleaseRunOptions)(SpeakOrtRunOptions *value);
 typedef SpeakOrtStatus *(*SpeakOrtCreateSessionOptions)(SpeakOrtSessionOptions **out);
 typedef SpeakOrtStatus *(*SpeakOrtCreateEnvWithGlobalThreadPools)(
     int logging_level, const char *log_id, const SpeakOrtThreadingOptions *threading, SpeakOrtEnv **out);
