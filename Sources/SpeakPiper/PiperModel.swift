@@ -13,32 +13,42 @@ final class PiperModel: Sendable {
     let config: PiperVoiceConfig
     let sampleRate: Int
     let speakers: Int
-    /// The file ONNX Runtime loaded: the model, or its optimised copy.
+    /// The file ONNX Runtime loaded: the model, its optimised copy, or the front of its split.
     let loadedModel: URL
-    private let whole: OnnxSession
+    private let graph: Graph
     /// Who generates next when more callers want the model than it has slots.
     let turns: FairTurns
     /// How many generate calls this model has made (the tests' window into streaming).
     let generated = Atomic(0)
-    /// The model split at its decoder, when the install step made the parts for this ONNX Runtime
-    /// and they are loaded: a reply's first sentence is decoded from it in windows
-    /// (``stream(_:speaker:speed:turn:_:)``). Loaded in the background from the model's second
-    /// reply on (``noteReply()``), so a process that says one thing (the CLI) never pays for it.
-    var split: PiperSplitModel? { splitState.withLock { $0.loaded ?? nil } }
-    private let splitState = Locked(SplitState())
-    private let session: SessionSettings
-    private let runtime: OnnxRuntime
 
-    private struct SplitState {
-        var replies = 0
-        /// `nil` until loaded; then the parts, or `nil` inside when there are none to load.
-        var loaded: PiperSplitModel??
+    /// What runs: the model split at its decoder when the install step made the parts for this
+    /// ONNX Runtime (a sentence is its front's latent decoded whole, or in windows:
+    /// ``stream(_:speaker:speed:turn:_:)``), else the whole model.
+    private enum Graph {
+        case whole(OnnxSession)
+        case split(PiperSplitModel)
+    }
+
+    /// The split parts, when they are what runs.
+    var split: PiperSplitModel? {
+        if case .split(let split) = graph { split } else { nil }
     }
 
     init(
         files: PiperVoicePreparation.Prepared, config: PiperVoiceConfig, runtime: OnnxRuntime,
         session: SessionSettings = .standard()
     ) throws(PiperError) {
+        self.files = files
+        self.config = config
+        sampleRate = config.sampleRate
+        speakers = config.speakers
+        turns = FairTurns(slots: max(ProcessInfo.processInfo.activeProcessorCount, 1))
+        // Parts that do not load (damaged, refused): the whole model, as without them.
+        if let split = try? PiperSplitModel.load(for: files.model, runtime: runtime, session: session) {
+            graph = .split(split)
+            loadedModel = PiperSplitModel.partFile("front", for: files.model, onnxRuntime: split.layout.onnxruntime)
+            return
+        }
         var path = files.model.path
         var level: Int? = nil
         if let optimized = PiperVoicePreparation.currentOptimizedFile(for: files.model, onnxRuntime: runtime.version) {
@@ -53,15 +63,8 @@ final class PiperModel: Sendable {
             path = files.model.path
             made = try runtime.session(path, optimizationLevel: nil, arena: session.arena)
         }
-        self.files = files
-        self.config = config
-        self.runtime = runtime
-        self.loadedModel = URL(fileURLWithPath: path)
-        whole = made
-        sampleRate = config.sampleRate
-        speakers = config.speakers
-        turns = FairTurns(slots: max(ProcessInfo.processInfo.activeProcessorCount, 1))
-        self.session = session
+        loadedModel = URL(fileURLWithPath: path)
+        graph = .whole(made)
     }
 
     /// Audio for one piece of phonemes (Unicode scalars the model knows), in [-1, 1]; `turn` is how
@@ -71,27 +74,6 @@ final class PiperModel: Sendable {
         guard !phonemes.isEmpty else { return [] }
         return try turns.run(turn: turn) { () throws(PiperError) -> [Float] in
             try generateNow(phonemes, speaker: speaker, speed: speed)
-        }
-    }
-
-    /// Counts a reply; the second starts loading ``split`` on another thread.
-    func noteReply() {
-        let second = splitState.withLock { state in
-            state.replies += 1
-            return state.replies == 2
-        }
-        if second { startDetachedThread { [self] in _ = loadSplit() } }
-    }
-
-    /// ``split``, loaded now if it is not yet. No split (or no ONNX Runtime to run it): `nil`, and
-    /// every sentence is decoded whole, as it always could be.
-    @discardableResult
-    func loadSplit() -> PiperSplitModel? {
-        if let loaded = splitState.withLock({ $0.loaded }) { return loaded }
-        let split = (try? PiperSplitModel.load(for: files.model, runtime: runtime, session: session)) ?? nil
-        return splitState.withLock { state in
-            if state.loaded == nil { state.loaded = .some(split) }
-            return state.loaded ?? nil
         }
     }
 
@@ -128,9 +110,16 @@ final class PiperModel: Sendable {
     private func generateNow(_ phonemes: [Int32], speaker: Int, speed: Float) throws(PiperError) -> [Float] {
         generated.add(1, ordering: .relaxed)
         let (ids, scales) = try inputs(phonemes, speed: speed)
-        let inputs = Self.inputs(ids: ids, scales: scales, speaker: speakers > 1 ? speaker : nil)
+        let speaker = speakers > 1 ? speaker : nil
         let shrinking = phonemes.count > Self.shrinkAbove
-        return try whole.run(inputs, output: "output", shrinkingArena: shrinking).values
+        switch graph {
+        case .whole(let whole):
+            let inputs = Self.inputs(ids: ids, scales: scales, speaker: speaker)
+            return try whole.run(inputs, output: "output", shrinkingArena: shrinking).values
+        case .split(let split):
+            let latent = try split.latent(ids: ids, scales: scales, speaker: speaker, shrinkingArena: shrinking)
+            return try split.decode(latent, window: 0..<latent.frames, speaker: speaker, shrinkingArena: shrinking)
+        }
     }
 
     /// Pieces longer than this give back the arena memory they grew: run-on text (every piece near

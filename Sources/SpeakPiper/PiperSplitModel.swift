@@ -77,9 +77,11 @@ final class PiperSplitModel: Sendable {
     }
 
     /// The latent of one sentence: `ids` as Piper makes them, `scales` (noise, length, noise w).
-    func latent(ids: [Int64], scales: [Float], speaker: Int?) throws(PiperError) -> Latent {
+    func latent(ids: [Int64], scales: [Float], speaker: Int?, shrinkingArena: Bool = false) throws(PiperError)
+        -> Latent
+    {
         let inputs = PiperModel.inputs(ids: ids, scales: scales, speaker: speaker)
-        let (values, shape) = try front.run(inputs, output: layout.latent)
+        let (values, shape) = try front.run(inputs, output: layout.latent, shrinkingArena: shrinkingArena)
         guard shape.count == 3, shape[0] == 1, shape[1] > 0 else {
             throw .generationFailed(front.path, "a latent of shape \(shape)")
         }
@@ -116,7 +118,9 @@ final class PiperSplitModel: Sendable {
     }
 
     /// The audio of frames `window` of `latent`, decoded with ``context`` frames either side.
-    func decode(_ latent: Latent, window: Range<Int>, speaker: Int?) throws(PiperError) -> [Float] {
+    func decode(_ latent: Latent, window: Range<Int>, speaker: Int?, shrinkingArena: Bool = false)
+        throws(PiperError) -> [Float]
+    {
         let low = max(window.lowerBound - Self.context, 0)
         let high = min(window.upperBound + Self.context, latent.frames)
         var inputs = [
@@ -127,7 +131,7 @@ final class PiperSplitModel: Sendable {
         if let speaker, layout.decoderInputs.contains("sid") {
             inputs.append(OnnxInput(name: "sid", shape: [1], values: .integers([Int64(speaker)])))
         }
-        let (audio, _) = try decoder.run(inputs, output: "output")
+        let (audio, _) = try decoder.run(inputs, output: "output", shrinkingArena: shrinkingArena)
         let first = (window.lowerBound - low) * layout.hop
         let last = (window.upperBound - low) * layout.hop
         guard audio.count >= last else {

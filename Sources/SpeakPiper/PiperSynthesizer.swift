@@ -238,7 +238,6 @@ public final class PiperSynthesizer: Synthesizer {
         // voice's loudest peak at install with some headroom (a slow rate peaks higher), as its own
         // is not known until it is all decoded.
         let pipeline = PiperPipeline(capacity: 1)
-        if streamsFirstSentence { model.noteReply() }
         let streamed = model.split.flatMap {
             streamsFirstSentence && !options.continuesReply ? Float($0.layout.peak) * 1.2 : nil
         }

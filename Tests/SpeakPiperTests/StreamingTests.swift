@@ -15,7 +15,7 @@ struct StreamingTests {
 
     static func split() throws -> (PiperModel, PiperSplitModel) {
         let model = try synthesizer.model(for: Joe.voice)
-        return (model, try #require(model.loadSplit(), "no split parts beside \(model.files.model.path)"))
+        return (model, try #require(model.split, "no split parts beside \(model.files.model.path)"))
     }
 
     /// Piper's ids of `text`'s phonemes, as the model's stream makes them.
@@ -82,13 +82,17 @@ struct StreamingTests {
         #expect(sentences.map(\.count) == [1])
     }
 
-    @Test("a model's first reply does not load the parts (a CLI says one thing); they load from the second on")
-    func firstReplyLoadsNoParts() throws {
+    @Test("a split model runs on its parts alone, and its very first reply streams")
+    func splitModelRunsOnItsParts() throws {
         let synthesizer = PiperSynthesizer(streamsFirstSentence: true)
         let model = try synthesizer.model(for: Joe.voice)
-        try synthesizer.synthesize("Done.", options: SpeechOptions(voice: Joe.voice), onProgress: nil) { _ in }
-        #expect(model.split == nil)
-        #expect(model.loadSplit() != nil)
+        #expect(model.split != nil)
+        #expect(model.loadedModel.lastPathComponent.contains(".front."), "\(model.loadedModel.path)")
+        var chunks = 0
+        try synthesizer.synthesize(Self.sentence, options: SpeechOptions(voice: Joe.voice), onProgress: nil) { _ in
+            chunks += 1
+        }
+        #expect(chunks >= 3)
     }
 
     @Test(
