@@ -90,7 +90,7 @@ final class InstallTests {
             "original.onnx", "original.onnx.json",
         ])
         // Not rewritten, so that an optimised copy or the parts made from it stay current.
-        let made = Date(timeIntervalSinceNow: -3600)
+        let made = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 3600).rounded(.down))
         try FileManager.default.setAttributes([.modificationDate: made], ofItemAtPath: installed.model.path)
         try PiperVoicePreparation.prepare(model: model, into: models, split: false)
         let kept = try FileManager.default.attributesOfItem(atPath: installed.model.path)[.modificationDate] as? Date
