@@ -86,9 +86,10 @@ final class InstallTests {
         let models = scratch.appendingPathComponent("models")
         let installed = try PiperVoicePreparation.prepare(model: model, into: models, split: false)
         #expect(try Data(contentsOf: installed.model) == Data(contentsOf: model))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: models.path).sorted() == [
-            "original.onnx", "original.onnx.json",
-        ])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: models.path).sorted() == [
+                "original.onnx", "original.onnx.json",
+            ])
         // Not rewritten, so that an optimised copy or the parts made from it stay current.
         let made = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 3600).rounded(.down))
         try FileManager.default.setAttributes([.modificationDate: made], ofItemAtPath: installed.model.path)
@@ -105,9 +106,10 @@ final class InstallTests {
         try Data("_ 0\n".utf8).write(to: models.appendingPathComponent("original.tokens.txt"))
         try PiperVoicePreparation.prepare(model: model, into: models, split: false)
         #expect(try Data(contentsOf: installed.model) == Data(contentsOf: model))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: models.path).sorted() == [
-            "original.onnx", "original.onnx.json",
-        ])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: models.path).sorted() == [
+                "original.onnx", "original.onnx.json",
+            ])
     }
 
     @Test("an unknown voice's error shows at most 100 characters of the name it was given")
