@@ -66,14 +66,31 @@ public enum PiperVoicePreparation {
     /// Copies the voice of `model` into `directory` (created if need be), as it is, and returns the
     /// copy's files. A copy of the same voice already there is left as it is (so its optimised copy
     /// and parts stay current); another model by the same name is refused. Files are written under
-    /// a temporary name and renamed into place. With `split`, the model is also split at its
-    /// decoder for first-sentence streaming (``PiperModelSplitter``) when the tools for it are
-    /// installed; a voice that cannot be split still speaks, each sentence decoded whole.
+    /// a temporary name and renamed into place. With `split`, the model is also saved optimised for
+    /// this ONNX Runtime and split at its decoder for first-sentence streaming (``PiperModelSplitter``)
+    /// when the tools for it are installed; a voice without them still speaks, loading the model
+    /// itself and decoding each sentence whole.
     @discardableResult
     public static func prepare(model: URL, into directory: URL, split: Bool = true) throws(PiperError) -> Prepared {
         let prepared = try copy(model: model, into: directory)
-        if split { PiperModelSplitter.split(prepared.model) }
+        if split {
+            PiperModelSplitter.optimize(prepared.model)
+            PiperModelSplitter.split(prepared.model)
+        }
         return prepared
+    }
+
+    /// Takes a voice that ``prepare(model:into:split:)`` copied out of its models directory again:
+    /// the model, its config, and what was made from it (optimised copies and their stamps, the
+    /// split parts and their layout, for any ONNX Runtime).
+    public static func remove(_ voice: Prepared) {
+        let directory = voice.model.deletingLastPathComponent().path
+        let base = voice.model.deletingPathExtension().lastPathComponent + "."
+        let made = (FileSystem.names(in: directory) ?? []).filter { name in
+            name.hasPrefix(base)
+                && (name == base + "split.json" || name.dropFirst(base.count).contains("optimized-onnxruntime-"))
+        }
+        for path in [voice.model.path, voice.config.path] + made.map({ directory + "/" + $0 }) { unlink(path) }
     }
 
     private static func copy(model: URL, into directory: URL) throws(PiperError) -> Prepared {
@@ -179,7 +196,7 @@ public enum PiperVoicePreparation {
     }
 
     /// Writes `url` whole or not at all: `body` appends to a temporary file, renamed into place.
-    private static func write(
+    static func write(
         _ url: URL, _ body: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws(PiperError) {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid())")

@@ -153,11 +153,7 @@ enum VoicesCommand {
                 "Hello.", options: SpeechOptions(voice: voice), onProgress: nil
             ) { _ in }
         } catch SynthesisError.modelDamaged(_, let reason) {
-            if copied {
-                for file in [prepared.model, prepared.config] {
-                    try? FileManager.default.removeItem(at: file)
-                }
-            }
+            if copied { PiperVoicePreparation.remove(prepared) }
             throw InputError(code: .dataError, message: "\(model.path) does not run: \(reason)")
         } catch {}
     }

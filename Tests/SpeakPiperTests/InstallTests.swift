@@ -112,6 +112,24 @@ final class InstallTests {
             ])
     }
 
+    @Test(
+        "with install-piper's tools, an installed voice gets its optimised copy, stamped, which loads",
+        .enabled(if: PiperModelSplitter.toolDirectory() != nil))
+    func optimizedAtInstall() throws {
+        let models = scratch.appendingPathComponent("models")
+        let installed = try PiperVoicePreparation.prepare(model: model, into: models, split: false)
+        #expect(PiperModelSplitter.optimize(installed.model) == nil)
+        let runtime = try OnnxRuntime.shared()
+        let version = try #require(runtime.version)
+        let optimized = PiperVoicePreparation.optimizedFile(for: installed.model, onnxRuntime: version)
+        #expect(PiperVoicePreparation.currentOptimizedFile(for: installed.model, onnxRuntime: version) == optimized)
+        let config = try PiperVoiceConfig(contentsOf: installed.config)
+        #expect(try PiperModel(files: installed, config: config, runtime: runtime).loadedModel == optimized)
+        // Taken out again (a voice that does not run), nothing is left behind.
+        PiperVoicePreparation.remove(installed)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: models.path).isEmpty)
+    }
+
     @Test("an unknown voice's error shows at most 100 characters of the name it was given")
     func unknownVoiceIsCut() throws {
         let name = String(repeating: "x", count: 1 << 20)
