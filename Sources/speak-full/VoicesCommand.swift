@@ -25,10 +25,10 @@ enum VoicesCommand {
                 Copies each Piper voice (NAME.onnx with NAME.onnx.json beside it; every one in DIR) as it
                 is into --models-dir, saves it there as ONNX Runtime optimises it (faster to load) and
                 split for first-sentence streaming when install-piper's tools are installed, and writes
-                a voice file for it in --voices-dir. The original files
-                are not changed. A config outside what a voice can hold (sample rate 8–48 kHz, 1–10,000
-                speakers, phoneme ids 0–65,535, plain speaker names) or a model that is not whole or does
-                not run is refused with exit 65, and nothing is installed.
+                a voice file for it in --voices-dir. The original files are not changed. A config
+                outside what a voice can hold (sample rate 8–48 kHz, 1–10,000 speakers, phoneme ids
+                0–65,535, plain speaker names) or a model that is not whole or does not run is refused
+                with exit 65, and nothing is installed.
                 """,
             flags: [
                 .value("--name", value: "NAME", help: "the voice's name (default: the model's: en_US-joe-medium → joe)")
