@@ -1,11 +1,11 @@
 import FoundationEssentials
 import Glibc
 
-/// Just enough of the ONNX file format (a protobuf `ModelProto`) to check a model and to add the
-/// metadata sherpa-onnx wants, with no ONNX library: the top-level fields are walked, the graph
-/// skipped over by its length, and `metadata_props` (field 14, repeated `StringStringEntryProto`
-/// with `key` = 1 and `value` = 2) read. Protobuf merges repeated fields of concatenated
-/// messages, so appending field-14 entries to a copy of the file adds metadata.
+/// Just enough of the ONNX file format (a protobuf `ModelProto`) to check a model before ONNX
+/// Runtime sees it, with no ONNX library: the top-level fields are walked, the graph skipped over
+/// by its length (the file is mapped, so its weights are not read), and `metadata_props` (field
+/// 14, repeated `StringStringEntryProto` with `key` = 1 and `value` = 2) read. A truncated file or
+/// one that is not ONNX is then one clear line, where ONNX Runtime's own message is several.
 enum ONNXModelFile {
     static let metadataField = 14
     static let graphField = 7
@@ -23,31 +23,6 @@ enum ONNXModelFile {
         }
         guard hasGraph else { throw .corruptModel(url.path, "an ONNX file without a graph") }
         return metadata
-    }
-
-    /// The bytes that, appended to a model, add these metadata entries.
-    static func metadataEntries(_ entries: [(String, String)]) -> Data {
-        var out = Data()
-        for (key, value) in entries {
-            let entry = lengthDelimited(1, Data(key.utf8)) + lengthDelimited(2, Data(value.utf8))
-            out += lengthDelimited(metadataField, entry)
-        }
-        return out
-    }
-
-    private static func lengthDelimited(_ field: Int, _ payload: Data) -> Data {
-        varint(UInt64(field << 3 | 2)) + varint(UInt64(payload.count)) + payload
-    }
-
-    private static func varint(_ value: UInt64) -> Data {
-        var value = value
-        var out = Data()
-        repeat {
-            let byte = UInt8(value & 0x7F)
-            value >>= 7
-            out.append(value == 0 ? byte : byte | 0x80)
-        } while value != 0
-        return out
     }
 
     private static func walk(_ bytes: UnsafeRawBufferPointer) -> ([String: String], Bool)? {

@@ -55,8 +55,6 @@ public final class PiperSynthesizer: Synthesizer {
     }
 
     public let modelDirectories: [URL]
-    /// Where a model dropped into a models directory unprepared is prepared on first use.
-    public let preparedDirectory: URL
     private let models = Locked<[String: ModelSlot]>([:])
 
     /// `.natural`: OpenAI's voice names and a Wyoming request by language get a Piper voice.
@@ -67,11 +65,9 @@ public final class PiperSynthesizer: Synthesizer {
 
     public init(
         modelDirectories: [URL] = PiperSynthesizer.defaultModelDirectories(),
-        preparedDirectory: URL = PiperSynthesizer.defaultPreparedDirectory(),
         streamsFirstSentence: Bool = PiperSynthesizer.streamsByDefault
     ) {
         self.modelDirectories = modelDirectories
-        self.preparedDirectory = preparedDirectory
         self.streamsFirstSentence = streamsFirstSentence
     }
 
@@ -92,13 +88,6 @@ public final class PiperSynthesizer: Synthesizer {
     /// `$XDG_DATA_HOME/speak/models` (`~/.local/share/speak/models`): where `speak voices install` puts models.
     public static func userModelsDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         xdg("XDG_DATA_HOME", ".local/share", environment).appendingPathComponent("speak/models")
-    }
-
-    /// `$XDG_CACHE_HOME/speak/models`.
-    public static func defaultPreparedDirectory(
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> URL {
-        xdg("XDG_CACHE_HOME", ".cache", environment).appendingPathComponent("speak/models")
     }
 
     static func xdg(_ variable: String, _ fallback: String, _ environment: [String: String]) -> URL {
@@ -149,29 +138,12 @@ public final class PiperSynthesizer: Synthesizer {
         return try slot.model.withLock { (loaded: inout PiperModel?) throws(PiperError) -> PiperModel in
             if let loaded { return loaded }
             let runtime = try OnnxRuntime.shared()
-            let files = try prepared(file)
+            let files = try PiperVoicePreparation.files(of: file)
             let model = try PiperModel(
                 files: files, config: try PiperVoiceConfig(contentsOf: files.config), runtime: runtime)
             loaded = model
             return model
         }
-    }
-
-    /// The model's files ready for sherpa-onnx: as they are when prepared, else a prepared copy in
-    /// ``preparedDirectory`` (made now unless a current one is there).
-    private func prepared(_ model: URL) throws(PiperError) -> PiperVoicePreparation.Prepared {
-        if let prepared = try PiperVoicePreparation.preparedFiles(of: model) { return prepared }
-        let copy = preparedDirectory.appendingPathComponent(model.lastPathComponent)
-        if modified(copy) >= modified(model), let prepared = try? PiperVoicePreparation.preparedFiles(of: copy) {
-            return prepared
-        }
-        // Not split here: this is a reply's first use, which must not wait for it.
-        return try PiperVoicePreparation.prepare(model: model, into: preparedDirectory, split: false)
-    }
-
-    private func modified(_ url: URL) -> Date {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        return attributes?[.modificationDate] as? Date ?? .distantPast
     }
 
     /// Not-installed voices by `voice:NAME`, for `/ready`: no model file, no config beside it, or

@@ -17,8 +17,6 @@ public struct PiperVoiceConfig: Sendable, Equatable {
     public var speakerIDs: [String: Int]
     /// BCP 47 tag, e.g. `en-US`, when the config names one.
     public var language: String?
-    /// The language's English name (e.g. `English`), for sherpa-onnx's metadata.
-    public var languageName: String?
 
     /// Reads and checks the config at `url`.
     public init(contentsOf url: URL) throws(PiperError) {
@@ -35,7 +33,7 @@ public struct PiperVoiceConfig: Sendable, Equatable {
         var ids: [Unicode.Scalar: Int] = [:]
         for (symbol, numbers) in raw.phonemeIDMap {
             let scalars = Array(symbol.unicodeScalars)
-            // sherpa-onnx's tokens are single code points; Piper's own maps only use those.
+            // Phonemes are looked up a code point at a time; Piper's own maps only use those.
             guard scalars.count == 1, let id = numbers.first else {
                 throw .invalidConfig(url.path, "phoneme '\(symbol)' is not one code point with one id")
             }
@@ -78,7 +76,6 @@ public struct PiperVoiceConfig: Sendable, Equatable {
         speakerIDs = raw.speakerIDMap ?? [:]
         speakers = max(raw.numSpeakers ?? 1, speakerIDs.count, 1)
         language = raw.language?.code.map { $0.replacing("_", with: "-") }
-        languageName = raw.language?.nameEnglish
     }
 
     /// What a Piper voice can sensibly hold; a config outside it is damaged or made to harm.
@@ -94,20 +91,6 @@ public struct PiperVoiceConfig: Sendable, Equatable {
     static func isPlainSpeakerName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 100 && name != "." && name != ".." && !name.contains("/")
             && !name.contains("\\") && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
-
-    /// sherpa-onnx's `tokens.txt`: one `symbol id` line a phoneme, by id.
-    public var tokens: String {
-        phonemeIDs.sorted { $0.value < $1.value }.map { "\($0.key) \($0.value)\n" }.joined()
-    }
-
-    /// The ONNX metadata sherpa-onnx reads to run a Piper model as VITS.
-    var onnxMetadata: [(String, String)] {
-        [
-            ("model_type", "vits"), ("comment", "piper"), ("language", languageName ?? language ?? "English"),
-            ("voice", espeakVoice), ("has_espeak", "1"), ("n_speakers", String(speakers)),
-            ("sample_rate", String(sampleRate)),
-        ]
     }
 
     /// The config as written; its keys are snake_case.
@@ -127,14 +110,7 @@ public struct PiperVoiceConfig: Sendable, Equatable {
                 case noiseW = "noise_w"
             }
         }
-        struct Language: Decodable {
-            var code: String?
-            var nameEnglish: String?
-            enum CodingKeys: String, CodingKey {
-                case code
-                case nameEnglish = "name_english"
-            }
-        }
+        struct Language: Decodable { var code: String? }
         var audio: Audio
         var espeak: Espeak
         var inference: Inference?

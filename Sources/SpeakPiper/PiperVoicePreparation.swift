@@ -2,25 +2,19 @@ import FoundationEssentials
 import Glibc
 import SpeakKit
 
-/// Makes a standard Piper voice (`NAME.onnx` + `NAME.onnx.json`) runnable by sherpa-onnx, never
-/// touching the original: a copy of the model with sherpa-onnx's metadata appended
-/// (``ONNXModelFile``), the config beside it and `NAME.tokens.txt` from its `phoneme_id_map`.
-/// `Scripts/install-piper` does the same for the `joe` voice.
+/// A standard Piper voice (`NAME.onnx` + `NAME.onnx.json`) as speak runs it: the model as it is
+/// shipped, or its optimised copy for this ONNX Runtime, and the parts it is split into for
+/// first-sentence streaming. `speak voices install` copies a voice into a models directory and
+/// splits it there; `Scripts/install-piper` does the same for the `joe` voice.
 public enum PiperVoicePreparation {
-    /// The files of a prepared voice.
+    /// A voice's files: the model and its config beside it.
     public struct Prepared: Sendable, Equatable {
         public var model: URL
         public var config: URL
-        public var tokens: URL
     }
 
     /// `NAME.onnx.json` beside `NAME.onnx`.
     public static func configFile(for model: URL) -> URL { URL(fileURLWithPath: model.path + ".json") }
-
-    /// `NAME.tokens.txt` beside `NAME.onnx`.
-    public static func tokensFile(for model: URL) -> URL {
-        model.deletingPathExtension().appendingPathExtension("tokens.txt")
-    }
 
     /// `NAME.optimized-onnxruntime-VERSION.onnx` beside `NAME.onnx`: the model as ONNX Runtime
     /// `version` optimises it (graph optimisation level "extended", which is not tied to the
@@ -30,101 +24,129 @@ public enum PiperVoicePreparation {
         model.deletingPathExtension().appendingPathExtension("optimized-onnxruntime-\(version).onnx")
     }
 
+    /// `NAME.optimized-onnxruntime-VERSION.onnx.source` beside the optimised copy: the size and
+    /// modification time of the model it was made from (``sourceStamp(of:)``), written with it.
+    public static func optimizedSourceFile(for model: URL, onnxRuntime version: String) -> URL {
+        URL(fileURLWithPath: optimizedFile(for: model, onnxRuntime: version).path + ".source")
+    }
+
+    /// `SIZE SECONDS` of `model` (its size in bytes and whole seconds of its modification time, as
+    /// `stat -c '%s %Y'` prints them), or `nil` when it cannot be read.
+    public static func sourceStamp(of model: URL) -> String? {
+        var status = stat()
+        guard stat(model.path, &status) == 0 else { return nil }
+        return "\(status.st_size) \(status.st_mtim.tv_sec)"
+    }
+
     /// The optimised model to load instead of `model` on ONNX Runtime `version`, if there is one
-    /// that is current: no older than the model, and carrying sherpa-onnx's metadata (sherpa-onnx
-    /// ends the process on a model without it).
+    /// made from this very model: its source stamp names the model's size and modification time as
+    /// they are now. A copy of another model by the same name, or of this one before it changed,
+    /// would speak with other weights; a copy with no stamp is not trusted either.
     static func currentOptimizedFile(for model: URL, onnxRuntime version: String?) -> URL? {
         guard let version else { return nil }
         let optimized = optimizedFile(for: model, onnxRuntime: version)
-        func modified(_ url: URL) -> Date? {
-            (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
-        }
-        guard let made = modified(optimized), let source = modified(model), made >= source,
-            let metadata = try? ONNXModelFile.metadata(of: optimized), metadata["sample_rate"] != nil,
-            metadata["comment"] != nil
+        guard FileSystem.exists(optimized.path), let stamp = sourceStamp(of: model),
+            let recorded = try? FileSystem.contents(
+                of: optimizedSourceFile(for: model, onnxRuntime: version).path, maximumBytes: 100),
+            String(decoding: recorded, as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+                == stamp
         else { return nil }
         return optimized
     }
 
-    /// The model's files when it is ready for sherpa-onnx as it is (metadata and tokens in place),
-    /// else `nil`. Throws when the model or its config is missing or damaged.
-    public static func preparedFiles(of model: URL) throws(PiperError) -> Prepared? {
+    /// The files of the voice whose model is `model`, checked: its config is beside it and the
+    /// model is a whole ONNX file (``ONNXModelFile``). Throws when either is missing or damaged.
+    public static func files(of model: URL) throws(PiperError) -> Prepared {
         let config = configFile(for: model)
         guard FileManager.default.fileExists(atPath: config.path) else { throw .configMissing(model.path) }
-        let voice = try PiperVoiceConfig(contentsOf: config)
-        let metadata = try ONNXModelFile.metadata(of: model)
-        let tokens = tokensFile(for: model)
-        guard metadata["sample_rate"] != nil, metadata["comment"] != nil,
-            let written = try? String(contentsOf: tokens, encoding: .utf8), written == voice.tokens
-        else { return nil }
-        return Prepared(model: model, config: config, tokens: tokens)
+        _ = try ONNXModelFile.metadata(of: model)
+        return Prepared(model: model, config: config)
     }
 
-    /// Prepares `model` into `directory` (created if need be) and returns the prepared files.
-    /// A model that is already prepared there is left as it is. Files are written under a
-    /// temporary name and renamed into place. With `split`, the prepared model is also split at
-    /// its decoder for first-sentence streaming (``PiperModelSplitter``) when the tools for it are
-    /// installed; a voice that cannot be split still speaks, each sentence decoded whole.
+    /// Copies the voice of `model` into `directory` (created if need be), as it is, and returns the
+    /// copy's files. A copy of the same voice already there is left as it is (so its optimised copy
+    /// and parts stay current); another model by the same name is refused. Files are written under
+    /// a temporary name and renamed into place. With `split`, the model is also saved optimised for
+    /// this ONNX Runtime and split at its decoder for first-sentence streaming (``PiperModelSplitter``)
+    /// when the tools for it are installed; a voice without them still speaks, loading the model
+    /// itself and decoding each sentence whole.
     @discardableResult
     public static func prepare(model: URL, into directory: URL, split: Bool = true) throws(PiperError) -> Prepared {
-        let prepared = try prepareFiles(model: model, into: directory)
-        if split { PiperModelSplitter.split(prepared.model) }
+        let prepared = try copy(model: model, into: directory)
+        if split {
+            PiperModelSplitter.optimize(prepared.model)
+            PiperModelSplitter.split(prepared.model)
+        }
         return prepared
     }
 
-    private static func prepareFiles(model: URL, into directory: URL) throws(PiperError) -> Prepared {
+    /// Takes a voice that ``prepare(model:into:split:)`` copied out of its models directory again:
+    /// the model, its config, and what was made from it (optimised copies and their stamps, the
+    /// split parts and their layout, for any ONNX Runtime).
+    public static func remove(_ voice: Prepared) {
+        let directory = voice.model.deletingLastPathComponent().path
+        let base = voice.model.deletingPathExtension().lastPathComponent + "."
+        let made = (FileSystem.names(in: directory) ?? []).filter { name in
+            name.hasPrefix(base)
+                && (name == base + "split.json" || name.dropFirst(base.count).contains("optimized-onnxruntime-"))
+        }
+        for path in [voice.model.path, voice.config.path] + made.map({ directory + "/" + $0 }) { unlink(path) }
+    }
+
+    private static func copy(model: URL, into directory: URL) throws(PiperError) -> Prepared {
         let model = model.standardizedFileURL
-        let config = configFile(for: model)
-        guard FileManager.default.fileExists(atPath: config.path) else { throw .configMissing(model.path) }
-        let voice = try PiperVoiceConfig(contentsOf: config)
-        let metadata = try ONNXModelFile.metadata(of: model)
+        let source = try files(of: model)
+        _ = try PiperVoiceConfig(contentsOf: source.config)
         let target = directory.appendingPathComponent(model.lastPathComponent).standardizedFileURL
-        let prepared = Prepared(model: target, config: configFile(for: target), tokens: tokensFile(for: target))
+        let copy = Prepared(model: target, config: configFile(for: target))
+        guard target != model else { return copy }
         do { try FileSystem.makeDirectories(directory.path) } catch {
             throw .cannotWrite(directory.path, error.description)
         }
-        let missing = voice.onnxMetadata.filter { metadata[$0.0] == nil }
-        if target != model, FileSystem.exists(target.path), try !holdsPrepared(model, config: config, at: prepared) {
+        let installed = if FileSystem.exists(target.path) { try holding(source, at: copy) } else { Holding.absent }
+        switch installed {
+        case .same: return copy
+        case .different:
             // Another voice's model by the same name: copying over it would make that voice speak with this one.
             throw .cannotWrite(
                 target.path,
                 "the models directory already holds a different \(model.lastPathComponent); rename this model "
                     + "and its .onnx.json, or remove the installed one first")
+        case .extended:
+            // An earlier speak's copy, with sherpa-onnx's metadata and tokens: replaced as shipped.
+            unlink(target.deletingPathExtension().appendingPathExtension("tokens.txt").path)
+        case .absent: break
         }
-        if target != model {
-            try write(prepared.model) { append in
-                let source = try SystemCall.retrying("open") { open(model.path, O_RDONLY | O_CLOEXEC) }
-                defer { close(source) }
-                let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 22, alignment: 1)
-                defer { block.deallocate() }
-                while true {
-                    let count = try SystemCall.retrying("read") { read(source, block.baseAddress, block.count) }
-                    if count == 0 { break }
-                    try append(UnsafeRawBufferPointer(rebasing: block[..<count]))
-                }
-                try ONNXModelFile.metadataEntries(missing).withUnsafeBytes { try append($0) }
+        try write(copy.model) { append in
+            let file = try SystemCall.retrying("open") { open(model.path, O_RDONLY | O_CLOEXEC) }
+            defer { close(file) }
+            let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 22, alignment: 1)
+            defer { block.deallocate() }
+            while true {
+                let count = try SystemCall.retrying("read") { read(file, block.baseAddress, block.count) }
+                if count == 0 { break }
+                try append(UnsafeRawBufferPointer(rebasing: block[..<count]))
             }
-            let configBytes = try? FileSystem.contents(of: config.path)
-            guard let configBytes else { throw .configMissing(model.path) }
-            try write(prepared.config) { append in try configBytes.withUnsafeBytes { try append($0) } }
-        } else if !missing.isEmpty {
-            // Preparing in place would change the user's file: refuse, as the caller asked for it here.
-            throw .cannotWrite(target.path, "the model would be changed in place; prepare it into another directory")
         }
-        try write(prepared.tokens) { append in try Array(voice.tokens.utf8).withUnsafeBytes { try append($0) } }
-        return prepared
+        let configBytes = try? FileSystem.contents(of: source.config.path)
+        guard let configBytes else { throw .configMissing(model.path) }
+        try write(copy.config) { append in try configBytes.withUnsafeBytes { try append($0) } }
+        return copy
     }
 
-    /// Whether `prepared` was made from `model` and `config`: the same config, and a model that
-    /// starts with the original's bytes (preparing appends sherpa-onnx's metadata, nothing else).
-    private static func holdsPrepared(_ model: URL, config: URL, at prepared: Prepared) throws(PiperError) -> Bool {
-        guard let source = try? FileSystem.contents(of: config.path),
-            let installed = try? FileSystem.contents(of: prepared.config.path), source == installed
-        else { return false }
+    /// How an installed copy stands to the voice it would be: not there; the same config and model;
+    /// the same config and the model with more after it (an earlier speak appended sherpa-onnx's
+    /// metadata); or another voice.
+    private enum Holding { case absent, same, extended, different }
+
+    private static func holding(_ voice: Prepared, at installed: Prepared) throws(PiperError) -> Holding {
+        guard let source = try? FileSystem.contents(of: voice.config.path),
+            let copied = try? FileSystem.contents(of: installed.config.path), source == copied
+        else { return .different }
         do {
-            let original = try SystemCall.retrying("open") { open(model.path, O_RDONLY | O_CLOEXEC) }
+            let original = try SystemCall.retrying("open") { open(voice.model.path, O_RDONLY | O_CLOEXEC) }
             defer { close(original) }
-            let copy = try SystemCall.retrying("open") { open(prepared.model.path, O_RDONLY | O_CLOEXEC) }
+            let copy = try SystemCall.retrying("open") { open(installed.model.path, O_RDONLY | O_CLOEXEC) }
             defer { close(copy) }
             let size = 1 << 22
             let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * size, alignment: 1)
@@ -133,13 +155,18 @@ public enum PiperVoicePreparation {
             let theirs = UnsafeMutableRawBufferPointer(rebasing: block[size...])
             while true {
                 let count = try SystemCall.readFully("read", into: ours) { read(original, $0, $1) }
-                if count == 0 { return true }
+                if count == 0 {
+                    let more = try SystemCall.readFully("read", into: theirs) { read(copy, $0, $1) }
+                    return more == 0 ? .same : .extended
+                }
                 let part = UnsafeMutableRawBufferPointer(rebasing: theirs[..<count])
                 let matched = try SystemCall.readFully("read", into: part) { read(copy, $0, $1) }
-                guard matched == count, memcmp(ours.baseAddress!, theirs.baseAddress!, count) == 0 else { return false }
+                guard matched == count, memcmp(ours.baseAddress!, theirs.baseAddress!, count) == 0 else {
+                    return .different
+                }
             }
         } catch {
-            throw .cannotWrite(prepared.model.path, String(describing: error))
+            throw .cannotWrite(installed.model.path, String(describing: error))
         }
     }
 
@@ -169,7 +196,7 @@ public enum PiperVoicePreparation {
     }
 
     /// Writes `url` whole or not at all: `body` appends to a temporary file, renamed into place.
-    private static func write(
+    static func write(
         _ url: URL, _ body: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws(PiperError) {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid())")

@@ -22,11 +22,13 @@ enum VoicesCommand {
                 usage: speak voices install FILE.onnx|DIR [--name NAME] [--speaker N|NAME]
                                           [--models-dir DIR] [--voices-dir DIR]
 
-                Prepares each Piper voice (NAME.onnx with NAME.onnx.json beside it; every one in DIR) for
-                sherpa-onnx: a copy of the model with the metadata it reads and NAME.tokens.txt, in
-                --models-dir, and writes a voice file for it in --voices-dir. The original files are not
-                changed. A config outside what a voice can hold (sample rate 8–48 kHz, 1–10,000 speakers,
-                phoneme ids 0–65,535, plain speaker names) is refused with exit 65, and nothing is installed.
+                Copies each Piper voice (NAME.onnx with NAME.onnx.json beside it; every one in DIR) as it
+                is into --models-dir, saves it there as ONNX Runtime optimises it (faster to load) and
+                split for first-sentence streaming when install-piper's tools are installed, and writes
+                a voice file for it in --voices-dir. The original files are not changed. A config
+                outside what a voice can hold (sample rate 8–48 kHz, 1–10,000 speakers, phoneme ids
+                0–65,535, plain speaker names) or a model that is not whole or does not run is refused
+                with exit 65, and nothing is installed.
                 """,
             flags: [
                 .value("--name", value: "NAME", help: "the voice's name (default: the model's: en_US-joe-medium → joe)")
@@ -38,7 +40,7 @@ enum VoicesCommand {
                 },
                 .value(
                     "--models-dir", value: "DIR",
-                    help: "where the prepared model goes (default $XDG_DATA_HOME/speak/models)"
+                    help: "where the model goes (default $XDG_DATA_HOME/speak/models)"
                 ) {
                     $0.models = URL(fileURLWithPath: $1)
                 },
@@ -83,7 +85,7 @@ enum VoicesCommand {
         }
     }
 
-    /// Prepares `model`, writes its voice file, and returns the line that reports it.
+    /// Copies `model` into `models`, writes its voice file, and returns the line that reports it.
     static func install(_ model: URL, name: String?, speaker: String?, models: URL, voices: URL) throws -> String {
         let config = try config(of: model)
         // Checked before anything is copied into the models directory.
@@ -152,11 +154,7 @@ enum VoicesCommand {
                 "Hello.", options: SpeechOptions(voice: voice), onProgress: nil
             ) { _ in }
         } catch SynthesisError.modelDamaged(_, let reason) {
-            if copied {
-                for file in [prepared.model, prepared.config, prepared.tokens] {
-                    try? FileManager.default.removeItem(at: file)
-                }
-            }
+            if copied { PiperVoicePreparation.remove(prepared) }
             throw InputError(code: .dataError, message: "\(model.path) does not run: \(reason)")
         } catch {}
     }

@@ -32,9 +32,9 @@ struct VoiceAvailabilityServerTests {
         let models = directory.appendingPathComponent("models")
         try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        // joe as installed (prepared), with 4 KiB of its weights overwritten: it loads, then fails a node.
+        // joe as installed, with 4 KiB of its weights overwritten: it loads, then fails a node.
         let installed = URL(fileURLWithPath: "/usr/local/share/speak/models")
-        for suffix in [".onnx", ".onnx.json", ".tokens.txt"] {
+        for suffix in [".onnx", ".onnx.json"] {
             try FileManager.default.copyItem(
                 at: installed.appendingPathComponent("en_US-joe-medium" + suffix),
                 to: models.appendingPathComponent("en_US-bad-medium" + suffix))

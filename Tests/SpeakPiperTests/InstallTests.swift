@@ -63,7 +63,7 @@ final class InstallTests {
         #expect(installed.isEmpty, "\(change): \(installed)")
     }
 
-    @Test("preparing a voice never writes through a link planted at its temporary file's name")
+    @Test("installing a voice never writes through a link planted at its temporary file's name")
     func temporaryFileIsNew() throws {
         let models = scratch.appendingPathComponent("models")
         try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
@@ -77,8 +77,57 @@ final class InstallTests {
         #expect(try Data(contentsOf: victim) == Data("keep me".utf8))
         let type = try FileManager.default.attributesOfItem(atPath: prepared.model.path)[.type] as? FileAttributeType
         #expect(type == .typeRegular)
-        #expect(try PiperVoicePreparation.preparedFiles(of: prepared.model) != nil)
+        #expect(try Data(contentsOf: prepared.model) == Data(contentsOf: model))
         #expect(!FileManager.default.fileExists(atPath: planted.path))
+    }
+
+    @Test("a voice is installed as shipped; again, it is left as it is; over an earlier speak's copy, as shipped")
+    func installedAsShipped() throws {
+        let models = scratch.appendingPathComponent("models")
+        let installed = try PiperVoicePreparation.prepare(model: model, into: models, split: false)
+        #expect(try Data(contentsOf: installed.model) == Data(contentsOf: model))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: models.path).sorted() == [
+                "original.onnx", "original.onnx.json",
+            ])
+        // Not rewritten, so that an optimised copy or the parts made from it stay current.
+        let made = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 3600).rounded(.down))
+        try FileManager.default.setAttributes([.modificationDate: made], ofItemAtPath: installed.model.path)
+        try PiperVoicePreparation.prepare(model: model, into: models, split: false)
+        let kept = try FileManager.default.attributesOfItem(atPath: installed.model.path)[.modificationDate] as? Date
+        #expect(kept == made)
+
+        // An earlier speak appended sherpa-onnx's metadata (field 14: key "k", value "v") and wrote tokens.
+        let file = try FileHandle(forWritingTo: installed.model)
+        try file.seekToEnd()
+        try file.write(contentsOf: Data([0x72, 0x06, 0x0A, 0x01, 0x6B, 0x12, 0x01, 0x76]))
+        try file.close()
+        #expect(try ONNXModelFile.metadata(of: installed.model)["k"] == "v")
+        try Data("_ 0\n".utf8).write(to: models.appendingPathComponent("original.tokens.txt"))
+        try PiperVoicePreparation.prepare(model: model, into: models, split: false)
+        #expect(try Data(contentsOf: installed.model) == Data(contentsOf: model))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: models.path).sorted() == [
+                "original.onnx", "original.onnx.json",
+            ])
+    }
+
+    @Test(
+        "with install-piper's tools, an installed voice gets its optimised copy, stamped, which loads",
+        .enabled(if: PiperModelSplitter.toolDirectory() != nil))
+    func optimizedAtInstall() throws {
+        let models = scratch.appendingPathComponent("models")
+        let installed = try PiperVoicePreparation.prepare(model: model, into: models, split: false)
+        #expect(PiperModelSplitter.optimize(installed.model) == nil)
+        let runtime = try OnnxRuntime.shared()
+        let version = try #require(runtime.version)
+        let optimized = PiperVoicePreparation.optimizedFile(for: installed.model, onnxRuntime: version)
+        #expect(PiperVoicePreparation.currentOptimizedFile(for: installed.model, onnxRuntime: version) == optimized)
+        let config = try PiperVoiceConfig(contentsOf: installed.config)
+        #expect(try PiperModel(files: installed, config: config, runtime: runtime).loadedModel == optimized)
+        // Taken out again (a voice that does not run), nothing is left behind.
+        PiperVoicePreparation.remove(installed)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: models.path).isEmpty)
     }
 
     @Test("an unknown voice's error shows at most 100 characters of the name it was given")

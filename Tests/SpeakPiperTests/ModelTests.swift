@@ -4,7 +4,7 @@ import Testing
 
 @testable import SpeakPiper
 
-/// Finding, preparing and refusing models: missing and damaged ones are one clear line, never a crash.
+/// Finding, running and refusing models: missing and damaged ones are one clear line, never a crash.
 @Suite("Piper models", .serialized)
 final class ModelTests {
     let scratch: URL
@@ -25,7 +25,7 @@ final class ModelTests {
     }
 
     func synthesizer() -> PiperSynthesizer {
-        PiperSynthesizer(modelDirectories: [scratch], preparedDirectory: scratch.appendingPathComponent("prepared"))
+        PiperSynthesizer(modelDirectories: [scratch])
     }
 
     func failure(_ body: () throws -> Void) -> String? {
@@ -50,13 +50,10 @@ final class ModelTests {
 
     func original(named name: String) throws -> URL { try Joe.original(named: name, in: scratch) }
 
-    @Test("the installed joe model carries sherpa-onnx's metadata and its tokens")
+    @Test("the installed joe voice is a whole ONNX model with its config beside it")
     func installed() throws {
         let model = try Self.installed
-        let metadata = try ONNXModelFile.metadata(of: model)
-        #expect(
-            metadata["sample_rate"] == "22050" && metadata["comment"] == "piper" && metadata["model_type"] == "vits")
-        #expect(try PiperVoicePreparation.preparedFiles(of: model) != nil)
+        #expect(try PiperVoicePreparation.files(of: model).config == PiperVoicePreparation.configFile(for: model))
         #expect(Joe.synthesizer.problems(with: [Joe.voice]).isEmpty)
     }
 
@@ -96,19 +93,47 @@ final class ModelTests {
         #expect(!bad.contains("\n") && !bad.contains("CodingKeys"), "\(bad)")
     }
 
-    @Test("a plain Piper model dropped into a models directory is prepared on first use, the original untouched")
-    func preparesOnFirstUse() throws {
+    @Test("a Piper voice as shipped, dropped into a models directory, speaks with nothing written anywhere")
+    func speaksAsShipped() throws {
+        let home = scratch.appendingPathComponent("home")
+        let models = scratch.appendingPathComponent("models")
+        let voices = scratch.appendingPathComponent("voices")
+        for directory in [home, models, voices] {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        // The model and its config, no tokens file, no metadata.
         let model = try original(named: "en_US-plain-medium.onnx")
-        let before = try Data(contentsOf: model)
-        #expect(try ONNXModelFile.metadata(of: model)["sample_rate"] == nil)
-        #expect(try PiperVoicePreparation.preparedFiles(of: model) == nil)
-        let synthesizer = synthesizer()
-        #expect(try speak(synthesizer, voice("en_US-plain-medium")) > 10000)
-        #expect(try Data(contentsOf: model) == before)
-        let prepared = scratch.appendingPathComponent("prepared/en_US-plain-medium.onnx")
-        #expect(try PiperVoicePreparation.preparedFiles(of: prepared) != nil)
-        // Prepared as install-piper prepares: byte for byte the installed joe model.
-        #expect(try Data(contentsOf: prepared) == Data(contentsOf: Self.installed))
+        try FileManager.default.moveItem(at: model, to: models.appendingPathComponent(model.lastPathComponent))
+        try FileManager.default.moveItem(
+            at: PiperVoicePreparation.configFile(for: model),
+            to: models.appendingPathComponent(model.lastPathComponent + ".json"))
+        let shipped = models.appendingPathComponent(model.lastPathComponent)
+        #expect(try ONNXModelFile.metadata(of: shipped)["comment"] == nil)
+        let before = try Data(contentsOf: shipped)
+        try Data(#"{"name":"plain","language":"en-US","engine":"piper","piper":{"model":"en_US-plain-medium"}}"#.utf8)
+            .write(to: voices.appendingPathComponent("plain.json"))
+        func files() -> Set<String> {
+            Set(FileManager.default.enumerator(atPath: scratch.path)?.compactMap { $0 as? String } ?? [])
+        }
+        let existing = files()
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.path
+        for variable in ["XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"] {
+            environment[variable] = nil
+        }
+        environment["SPEAK_MODELS"] = models.path
+        // ONNX Runtime's own telemetry store (~/.cache/Microsoft/DeveloperTools/.onnxruntime) is not speak's.
+        environment["ORT_DISABLE_TELEMETRY"] = "1"
+        let output = scratch.appendingPathComponent("plain.wav")
+        let full = Command.products.appendingPathComponent("speak-full").path
+        let result = try Command.run(
+            [full, "--voices-dir", voices.path, "-v", "plain", "-o", output.path, "Hello there."],
+            environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 0.5)
+        #expect(files().subtracting(existing) == ["plain.wav"])
+        #expect(try Data(contentsOf: shipped) == before)
     }
 
     @Test("a model named by path speaks")

