@@ -1,6 +1,7 @@
 #include "COnnxRuntime.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,9 @@ typedef struct SpeakOrtApiBase {
 
 int speak_onnxruntime_open(const char *path, SpeakOnnxRuntime *api, char *error, size_t error_size) {
     memset(api, 0, sizeof(*api));
+    /* ONNX Runtime 1.32 otherwise keeps a device id and a database of usage events under
+       $XDG_CACHE_HOME/Microsoft, written at every load. A value the user set stays. */
+    setenv("ORT_DISABLE_TELEMETRY", "1", 0);
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         const char *reason = dlerror();

@@ -123,8 +123,8 @@ final class ModelTests {
             environment[variable] = nil
         }
         environment["SPEAK_MODELS"] = models.path
-        // ONNX Runtime's own telemetry store (~/.cache/Microsoft/DeveloperTools/.onnxruntime) is not speak's.
-        environment["ORT_DISABLE_TELEMETRY"] = "1"
+        // Nor ONNX Runtime's usage database (~/.cache/Microsoft/DeveloperTools/.onnxruntime).
+        environment["ORT_DISABLE_TELEMETRY"] = nil
         let output = scratch.appendingPathComponent("plain.wav")
         let full = Command.products.appendingPathComponent("speak-full").path
         let result = try Command.run(
