@@ -9,6 +9,8 @@ final class PiperPipeline: @unchecked Sendable {
         var samples: [Float]
         /// What to scale by: `nil` for the sentence's own peak (a whole sentence).
         var peak: Float?
+        /// The window before's `peak`, which the scale moves from at this window's start.
+        var rampFrom: Float? = nil
         /// Whether this starts, and ends, its sentence.
         var starts: Bool
         var ends: Bool

@@ -206,9 +206,7 @@ public final class PiperSynthesizer: Synthesizer {
         let rateHz = model.sampleRate
 
         // One piece ahead: the next is synthesised while this one is handed on (played, sent). A
-        // reply's first sentence comes a window at a time when the model is split, scaled by the
-        // voice's loudest peak at install with some headroom (a slow rate peaks higher), as its own
-        // is not known until it is all decoded.
+        // reply's first sentence comes a window at a time when the model is split.
         let pipeline = PiperPipeline(capacity: 1)
         let streamed = model.split.flatMap {
             streamsFirstSentence && !options.continuesReply ? Float($0.layout.peak) * 1.2 : nil
@@ -220,10 +218,14 @@ public final class PiperSynthesizer: Synthesizer {
                     // Only on an idle model: beside other replies the first audio waits its turn
                     // anyway, and the windows' context would cost the machine's throughput.
                     if turn == 0, let streamed, model.turns.isIdle {
-                        var first = true
+                        var scale = StreamedScale(estimate: streamed)
                         try model.stream(piece, speaker: speaker, speed: speed, turn: turn) { audio, last in
-                            pipeline.put(.success(.init(samples: audio, peak: streamed, starts: first, ends: last)))
-                            first = false
+                            let first = scale.windows == 0
+                            let (peak, previous) = scale.next(audio)
+                            pipeline.put(
+                                .success(
+                                    .init(
+                                        samples: audio, peak: peak, rampFrom: previous, starts: first, ends: last)))
                             return !pipeline.cancelled
                         }
                     } else {
@@ -248,8 +250,8 @@ public final class PiperSynthesizer: Synthesizer {
                 throw SynthesisError.modelDamaged(engine: Self.engineName, reason: "voice '\(voice.name)': \(error)")
             }
             let samples = Self.pcm(
-                audio.samples, gain: gain, sampleRate: rateHz, peak: audio.peak, fadeIn: audio.starts,
-                fadeOut: audio.ends)
+                audio.samples, gain: gain, sampleRate: rateHz, peak: audio.peak, rampFrom: audio.rampFrom,
+                fadeIn: audio.starts, fadeOut: audio.ends)
             try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: rateHz)) }
             guard audio.ends else { continue }
             done += 1
@@ -263,22 +265,48 @@ public final class PiperSynthesizer: Synthesizer {
 
     /// 16-bit PCM of one sentence as piper-tts makes it (peak-normalised), scaled by `gain`, with a
     /// 2 ms fade at each end so that sentences join without a click. A window of a sentence is
-    /// scaled by the given `peak` instead, and faded only at the sentence's own ends.
+    /// scaled by the given `peak` instead (moving there over its first 10 ms from `rampFrom`, the
+    /// window before's), and faded only at the sentence's own ends.
     static func pcm(
-        _ audio: [Float], gain: Float, sampleRate: Int, peak given: Float? = nil, fadeIn: Bool = true,
-        fadeOut: Bool = true
+        _ audio: [Float], gain: Float, sampleRate: Int, peak given: Float? = nil, rampFrom: Float? = nil,
+        fadeIn: Bool = true, fadeOut: Bool = true
     ) -> [Int16] {
-        let peak = given ?? audio.reduce(Float(0)) { max($0, abs($1)) }
-        let scale = peak < 1e-8 ? 0 : gain / peak
+        func scale(_ peak: Float) -> Float { peak < 1e-8 ? 0 : gain / peak }
+        let target = scale(given ?? audio.reduce(Float(0)) { max($0, abs($1)) })
+        let start = rampFrom.map(scale) ?? target
+        let ramp = min(sampleRate / 100, audio.count)
         let fade = min(sampleRate / 500, audio.count / 2)
         var out = [Int16](repeating: 0, count: audio.count)
         for index in audio.indices {
-            var value = audio[index] * scale
+            let moved = index < ramp ? Float(index) / Float(ramp) : 1
+            var value = audio[index] * (start + (target - start) * moved)
             if fadeIn, index < fade { value *= Float(index) / Float(fade) }
             if fadeOut, audio.count - 1 - index < fade { value *= Float(audio.count - 1 - index) / Float(fade) }
             out[index] = Int16(max(-1, min(1, value)) * 32767)
         }
         return out
+    }
+
+    /// What each window of a streamed sentence is scaled by. Piper scales a sentence by its own
+    /// loudest sample, which is known only once it is all decoded: the first window is scaled by
+    /// `estimate` (the voice's loudest at install, with headroom: never clipped, a few dB quiet),
+    /// each later one by the loudest sample decoded so far, which is the sentence's own peak once
+    /// the loudest part is in (most sentences fit in two windows).
+    struct StreamedScale {
+        let estimate: Float
+        private var loudest: Float = 0
+        private var current: Float?
+        private(set) var windows = 0
+
+        init(estimate: Float) { self.estimate = estimate }
+
+        /// The peak to scale `window` by, and the one the window before was scaled by.
+        mutating func next(_ window: [Float]) -> (peak: Float, previous: Float?) {
+            loudest = window.reduce(loudest) { max($0, abs($1)) }
+            let peak = windows == 0 ? max(estimate, loudest) : loudest
+            defer { (current, windows) = (peak, windows + 1) }
+            return (peak, current)
+        }
     }
 
     /// `~/x` as `$HOME/x`, as a shell expands it (`~user/x` is left as it is).
