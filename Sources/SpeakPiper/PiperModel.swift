@@ -85,15 +85,14 @@ final class PiperModel: Sendable {
         _ body: (_ audio: [Float], _ last: Bool) -> Bool
     ) throws(PiperError) {
         guard let split, !phonemes.isEmpty else { return }
-        let (sequence, scales) = try inputs(phonemes, speed: speed)
+        let (ids, scales) = (try ids(phonemes), scales(speed: speed))
         try turns.run(turn: turn) { () throws(PiperError) in
-            try split.stream(ids: sequence, scales: scales, speaker: speakers > 1 ? speaker : nil, body)
+            try split.stream(ids: ids, scales: scales, speaker: speakers > 1 ? speaker : nil, body)
         }
     }
 
-    /// The model's inputs for `phonemes` as piper-tts makes them: the ids `^ _` then each
-    /// phoneme's id and `_`, then `$`; and the scales (noise, length, noise w).
-    private func inputs(_ phonemes: [Int32], speed: Float) throws(PiperError) -> (ids: [Int64], scales: [Float]) {
+    /// The ids piper-tts feeds the model for `phonemes`: `^ _`, then each phoneme's id and `_`, then `$`.
+    func ids(_ phonemes: [Int32]) throws(PiperError) -> [Int64] {
         let ids = config.phonemeIDs
         guard let begin = ids["^"], let pad = ids["_"], let end = ids["$"] else {
             throw .invalidConfig(files.config.path, "no ^, _ or $ in phoneme_id_map")
@@ -104,12 +103,17 @@ final class PiperModel: Sendable {
             sequence += [Int64(id), Int64(pad)]
         }
         sequence.append(Int64(end))
-        return (sequence, [Float(config.noiseScale), 1 / max(speed, 1e-3), Float(config.noiseW)])
+        return sequence
+    }
+
+    /// The scales (noise, length, noise w) at `speed`.
+    private func scales(speed: Float) -> [Float] {
+        [Float(config.noiseScale), 1 / max(speed, 1e-3), Float(config.noiseW)]
     }
 
     private func generateNow(_ phonemes: [Int32], speaker: Int, speed: Float) throws(PiperError) -> [Float] {
         generated.add(1, ordering: .relaxed)
-        let (ids, scales) = try inputs(phonemes, speed: speed)
+        let (ids, scales) = (try ids(phonemes), scales(speed: speed))
         let speaker = speakers > 1 ? speaker : nil
         let shrinking = phonemes.count > Self.shrinkAbove
         switch graph {
