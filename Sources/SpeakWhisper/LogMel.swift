@@ -4,9 +4,8 @@ import Foundation
 /// that whisper.cpp's encoder reads zeros past them, as faster-whisper pads its input.
 ///
 /// whisper.cpp's own spectrogram pads the audio with 30 s of silence, which reaches the encoder as
-/// the clamp floor (about -1) rather than 0; the model heard that padding differently. Side by side
-/// on the benchmark's clips (Benchmarks/transcription.py), zero padding made 21 word errors where
-/// the floor made 31, on the same clips and the same spectrogram otherwise.
+/// the clamp floor (about -1) rather than 0, and the model hears the words before it differently:
+/// with zeros it misheard fewer words (Benchmarks/README.md, transcription).
 struct LogMel: Sendable {
     static let fftLength = 400
     static let hop = 160
@@ -111,15 +110,19 @@ extension WhisperModel {
             throw WhisperError(.modelCorrupt, function: "open", message: "cannot read the mel filters in \(path)")
         }
         defer { try? handle.close() }
-        let bands = head.withUnsafeBytes { Int(Int32(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: Int32.self))) }
-        let bins = head.withUnsafeBytes { Int(Int32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: Int32.self))) }
+        func int32(at offset: Int) -> Int {
+            head.withUnsafeBytes { Int(Int32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: Int32.self))) }
+        }
+        let (bands, bins) = (int32(at: 0), int32(at: 4))
         guard (1...256).contains(bands), (1...1024).contains(bins),
             let body = try? handle.read(upToCount: bands * bins * 4), body.count == bands * bins * 4
         else {
             throw WhisperError(.modelCorrupt, function: "open", message: "\(path) has no readable mel filters")
         }
         let weights = body.withUnsafeBytes { raw in
-            (0..<bands * bins).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+            (0..<bands * bins).map { index in
+                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)))
+            }
         }
         return (bands, bins, weights)
     }

@@ -49,7 +49,8 @@ final class WhisperContext: @unchecked Sendable {
         guard filters.bins == LogMel.bins, filters.bands == header.melBands else {
             throw WhisperError(
                 .modelCorrupt, function: "whisper_init_from_file_with_params",
-                message: "\(model.path) has \(filters.bands) mel filters of \(filters.bins) bins, not \(header.melBands) of \(LogMel.bins)")
+                message: "\(model.path) has \(filters.bands) mel filters of \(filters.bins) bins, "
+                    + "not \(header.melBands) of \(LogMel.bins)")
         }
         WhisperLog.install
         _ = WhisperLog.takeLastError()

@@ -72,7 +72,7 @@ extension WhisperTranscriber {
                         params.i_start_rule = 0
                     }
                     // Word timings weigh whisper's own copy of the samples: those calls keep its spectrogram.
-                    guard !options.wordTimestamps else {
+                    guard configuration.spectrogram == .fasterWhisper, !options.wordTimestamps else {
                         return pcm.withUnsafeBufferPointer { samples in
                             whisper_full_with_state(ctx, state, params, samples.baseAddress, Int32(samples.count))
                         }
