@@ -642,6 +642,10 @@ def main():
     parser.add_argument("--no-human", action="store_true", help="leave the human recordings (HUMAN) out")
     parser.add_argument("--no-extras", action="store_true", help="leave the noise and translation clips out")
     parser.add_argument(
+        "--diff", action="store_true", help="print each clip where speak's and faster-whisper's errors differ"
+    )
+    parser.add_argument("--keep-clips", metavar="DIR", help="copy the clips and a clips.json of them into DIR")
+    parser.add_argument(
         "--variant",
         action="append",
         default=[],
@@ -687,6 +691,8 @@ def measure(args, speak, rng, language, python, directories, sdist, directory):
     clips += make_human_clips(directory, python, sdist) if not args.no_human else []
     by_name = {c["name"]: c for c in clips}
     n = len(clips)
+    if args.keep_clips:
+        keep_clips(args.keep_clips, clips)
     load = [os.getloadavg()[0]]
     print(
         f"{n} clips, {statistics.median(c['duration'] for c in clips):.2f} s median audio, "
@@ -797,6 +803,34 @@ def measure(args, speak, rng, language, python, directories, sdist, directory):
             process.stop()
     elapsed = time.monotonic() - started
     report(args, clips, by_name, results, warm_rss, load, elapsed, directories, noise, noisy, spoken, translated)
+
+
+def keep_clips(folder, clips):
+    """Copies the clips' WAVs into folder, with clips.json listing them (path there, voice, reference)."""
+    os.makedirs(folder, exist_ok=True)
+    kept = []
+    for clip in clips:
+        path = os.path.join(folder, os.path.basename(clip["path"]))
+        shutil.copyfile(clip["path"], path)
+        kept.append(clip | {"path": path})
+    with open(os.path.join(folder, "clips.json"), "w") as out:
+        json.dump(kept, out, indent=1)
+
+
+def print_diff(clips, texts_by_name, names):
+    """Each clip where the methods `names` make different numbers of errors: reference and hypotheses."""
+    print(f"\n### Clips where {' and '.join(names)} differ (errors after normalise())\n")
+    totals = dict.fromkeys(names, 0)
+    for clip in clips:
+        ref = normalise(clip["ref"])
+        errors = {n: edits(ref, normalise(texts_by_name[n].get(clip["name"], ""))) for n in names}
+        for n in names:
+            totals[n] += errors[n]
+        if len(set(errors.values())) > 1:
+            print(f"{clip['name']}: {clip['ref']}")
+            for n in names:
+                print(f"    {errors[n]} {n}: {texts_by_name[n].get(clip['name'])}")
+    print("errors in all: " + ", ".join(f"{n} {e}" for n, e in totals.items()))
 
 
 def binary(speak, extra):
@@ -1005,6 +1039,11 @@ def report(args, clips, by_name, results, warm_rss, load, elapsed, directories, 
                 "texts": texts_heard,
             }
             print(f"| {name} | {score:.1f} | {medians[name]:.0f} | {f'{ratio:.2f}' if ratio else ''} |")
+
+    if args.diff:
+        for model in args.models:
+            names = [speak_name(label, source, model) for label in args.variants] + [f"fw {source} {model}"]
+            print_diff(scored, {n: texts(n) for n in names}, names)
 
     # Cold and warm runs of one program decode the same way; a difference would be worth a look.
     differ = []

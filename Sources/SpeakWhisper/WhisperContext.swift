@@ -11,12 +11,17 @@ final class WhisperContext: @unchecked Sendable {
     let pointer: OpaquePointer
     /// Seconds `whisper_init_from_file_with_params` took.
     let loadSeconds: Double
+    /// The spectrogram as faster-whisper makes it, with the model's filters (``LogMel``).
+    let logMel: LogMel
 
-    private init(model: WhisperModel, header: WhisperModel.Header, pointer: OpaquePointer, loadSeconds: Double) {
+    private init(
+        model: WhisperModel, header: WhisperModel.Header, pointer: OpaquePointer, loadSeconds: Double, logMel: LogMel
+    ) {
         self.model = model
         self.header = header
         self.pointer = pointer
         self.loadSeconds = loadSeconds
+        self.logMel = logMel
     }
 
     deinit { whisper_free(pointer) }
@@ -40,6 +45,13 @@ final class WhisperContext: @unchecked Sendable {
     private static func load(_ model: WhisperModel) throws(WhisperError) -> WhisperContext {
         let header = try model.header()
         try model.checkLayout()
+        let filters = try model.melFilters()
+        guard filters.bins == LogMel.bins, filters.bands == header.melBands else {
+            throw WhisperError(
+                .modelCorrupt, function: "whisper_init_from_file_with_params",
+                message: "\(model.path) has \(filters.bands) mel filters of \(filters.bins) bins, "
+                    + "not \(header.melBands) of \(LogMel.bins)")
+        }
         WhisperLog.install
         _ = WhisperLog.takeLastError()
         var parameters = whisper_context_default_params()
@@ -55,7 +67,9 @@ final class WhisperContext: @unchecked Sendable {
                 message: "cannot load the model \(model.path): \(reason)")
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        return WhisperContext(model: model, header: header, pointer: pointer, loadSeconds: seconds)
+        return WhisperContext(
+            model: model, header: header, pointer: pointer, loadSeconds: seconds,
+            logMel: LogMel(filters: filters.weights, bands: filters.bands))
     }
 }
 

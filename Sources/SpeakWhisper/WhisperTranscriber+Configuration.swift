@@ -22,6 +22,8 @@ extension WhisperTranscriber {
         public var phraseTolerance: Double
         /// How expected phrases are listened for.
         public var phraseMode: PhraseMode
+        /// Whose log-mel spectrogram the encoder reads.
+        public var spectrogram: Spectrogram
 
         /// whisper.cpp decodes at most 8 sequences at once.
         public static let maxBeamSize = 8
@@ -53,7 +55,8 @@ extension WhisperTranscriber {
             threads: Int? = nil, maxConcurrentCalls: Int = ProcessInfo.processInfo.activeProcessorCount,
             beamSize: Int = Configuration.beamSize(environment: ProcessInfo.processInfo.environment),
             encoderWindow: EncoderWindow = .fitted(padding: 500, minimum: 0),
-            phraseTolerance: Double = ExpectedPhrases.defaultTolerance, phraseMode: PhraseMode = .closestMatch
+            phraseTolerance: Double = ExpectedPhrases.defaultTolerance, phraseMode: PhraseMode = .closestMatch,
+            spectrogram: Spectrogram = .fasterWhisper
         ) {
             self.threads = threads
             self.maxConcurrentCalls = maxConcurrentCalls
@@ -61,6 +64,7 @@ extension WhisperTranscriber {
             self.encoderWindow = encoderWindow
             self.phraseTolerance = phraseTolerance
             self.phraseMode = phraseMode
+            self.spectrogram = spectrogram
         }
     }
 
@@ -80,6 +84,15 @@ extension WhisperTranscriber {
             let fitted = max(minimum, frames + padding)
             return fitted >= full ? 0 : Int32(fitted)
         }
+    }
+
+    /// The encoder's input past the audio's end decides what the model hears near it.
+    public enum Spectrogram: Sendable, Equatable {
+        /// faster-whisper's (``LogMel``): the audio's frames, zeros after them. Calls asking for
+        /// word timings take whisper.cpp's, whose timings weigh its own copy of the samples.
+        case fasterWhisper
+        /// whisper.cpp's own: the audio and 30 s of silence, read at the spectrogram's floor.
+        case whisperCpp
     }
 
     /// Two ways to get exactly one of the expected phrases out of Whisper.

@@ -71,9 +71,17 @@ extension WhisperTranscriber {
                         params.n_grammar_rules = rules.count
                         params.i_start_rule = 0
                     }
-                    return pcm.withUnsafeBufferPointer { samples in
-                        whisper_full_with_state(ctx, state, params, samples.baseAddress, Int32(samples.count))
+                    // Word timings weigh whisper's own copy of the samples: those calls keep its spectrogram.
+                    guard configuration.spectrogram == .fasterWhisper, !options.wordTimestamps else {
+                        return pcm.withUnsafeBufferPointer { samples in
+                            whisper_full_with_state(ctx, state, params, samples.baseAddress, Int32(samples.count))
+                        }
                     }
+                    let mel = context.logMel.spectrogram(pcm)
+                    let set = whisper_set_mel_with_state(
+                        ctx, state, mel.data, Int32(mel.frames), Int32(context.logMel.bands))
+                    guard set == 0 else { return set }
+                    return whisper_full_with_state(ctx, state, params, nil, 0)
                 }
             }
         }
