@@ -74,8 +74,8 @@ final class WhisperContext: @unchecked Sendable {
 }
 
 /// At most `capacity` decoding states (`whisper_state`, tens of MB each: KV caches and compute
-/// buffers) for one context, made when first needed and reused; a caller beyond that waits for one
-/// to come back. Memory is bounded by the capacity however many callers there are.
+/// buffers) for one context at once, each made for one call; a caller beyond that waits for one to
+/// be freed. Memory is bounded by the capacity however many callers there are.
 typealias WhisperStatePool = BoundedPool<OpaquePointer, WhisperError>
 
 extension BoundedPool where Item == OpaquePointer, Failure == WhisperError {

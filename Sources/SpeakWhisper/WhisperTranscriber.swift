@@ -69,8 +69,10 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
                     parameter: "expect")
             }
         }
+        // A fresh state each call: whisper.cpp seeds its first decoder's sampler only when a state
+        // is made, so a reused one samples a temperature fallback by what came before.
         let lease = try pool.acquire()
-        defer { pool.release(lease) }
+        defer { pool.retire(lease) }
         var transcript = try transcribeWindows(audio, options: options, language: language, lease: lease)
         if let phrases {
             transcript = ExpectedPhrases.answer(transcript, among: phrases, tolerance: configuration.phraseTolerance)

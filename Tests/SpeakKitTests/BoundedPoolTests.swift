@@ -35,6 +35,28 @@ struct BoundedPoolTests {
         #expect(pool.itemsBusy == 0)
     }
 
+    @Test("a retired item is discarded and its place freed: the next caller gets a new one")
+    func retire() throws {
+        let made = Locked(0)
+        let discarded = Locked<[Int]>([])
+        let pool = BoundedPool<Int, Never>(
+            capacity: 1,
+            make: {
+                made.withLock {
+                    $0 += 1
+                    return $0
+                }
+            }, discard: { item in discarded.withLock { $0.append(item) } })
+        let first = pool.acquire()
+        pool.retire(first)
+        let second = pool.acquire()
+        #expect(first.item == 1 && second.item == 2)
+        #expect(discarded.withLock { $0 } == [1])
+        #expect(pool.itemsMade == 1 && pool.itemsBusy == 1)
+        pool.release(second)
+        #expect(pool.acquire().item == 2)
+    }
+
     @Test("a failed make gives its place back: the next caller makes one")
     func failedMake() throws {
         let attempts = Locked(0)

@@ -37,3 +37,18 @@ struct WhisperDecodingTests {
         #expect(transcript.text == sentence)
     }
 }
+
+/// The same audio, transcribed again by the same transcriber, is heard the same: a decoding state
+/// reused from an earlier call keeps whisper.cpp's sampler where that call left it.
+@Suite("Whisper: the same audio, the same transcript")
+struct WhisperDeterminismTests {
+    @Test("sampled at temperature 1, one clip transcribed three times gives one text")
+    func sameTextEachTime() throws {
+        let transcriber = try WhisperTranscriber(model: "tiny.en", configuration: .init(threads: 2))
+        let clip = try Speech.clip("The quick brown fox jumps over the lazy dog near the river bank.")
+        var options = TranscriptionOptions()
+        options.temperature = 1
+        let texts = try (0..<3).map { _ in try transcriber.transcribe(clip, options: options).text }
+        #expect(Set(texts).count == 1, "\(texts)")
+    }
+}

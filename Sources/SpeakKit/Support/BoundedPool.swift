@@ -1,6 +1,6 @@
 /// At most `capacity` items of a costly kind (a decoder, a model's state), each used by one caller
-/// at a time: made on first need, then reused, and a caller waits while all are out. A failed make
-/// gives its place back.
+/// at a time: made on first need, then reused (unless retired), and a caller waits while all are
+/// out. A failed make gives its place back.
 /// `@unchecked`: `condition` guards the state below, and a caller must wait on it for a free item,
 /// which `Mutex` cannot do.
 public final class BoundedPool<Item, Failure: Error>: @unchecked Sendable {
@@ -54,6 +54,16 @@ public final class BoundedPool<Item, Failure: Error>: @unchecked Sendable {
     public func release(_ lease: Lease) {
         condition.withLock {
             idle.append(lease.item)
+            busy -= 1
+        }
+        condition.signal()
+    }
+
+    /// Frees the leased item instead of giving it back (its place is free for a new one).
+    public func retire(_ lease: Lease) {
+        discard(lease.item)
+        condition.withLock {
+            made -= 1
             busy -= 1
         }
         condition.signal()
