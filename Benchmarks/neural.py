@@ -26,14 +26,19 @@ order flipped each round; medians over rounds.
   /v1/audio/speech pcm, piper-tts' /synthesize WAV), alternating; piper-tts in process
   (PiperVoice.synthesize, no HTTP) is printed beside it.
 - peak RSS: the CLI writing the paragraph to a WAV file (wait4's ru_maxrss).
-- WER of 32 sentences (not the tests'), spoken by joe through speak, espeak-ng's `default`
-  through speak, and piper-tts, transcribed by whisper.cpp (pywhispercpp, base model) when it can
-  be had, else pocketsphinx free dictation.
-Prints Markdown tables; writes Benchmarks/results/neural.json.
+- WER of 32 sentences (not the tests': checked against Tests/), each synthesised --wer-repeats
+  times (3) on each side, since a Piper voice samples its durations and noise: joe through speak
+  serve (which keeps no reply: every request is synthesised), espeak-ng's `default` through speak,
+  and piper-tts, transcribed by whisper.cpp (pywhispercpp, base model) when it can be had, else
+  pocketsphinx free dictation. The WER per side is the mean over repeats, with its spread; then
+  the sentences joe and piper-tts were heard saying differently. --wer-server LABEL BIN_DIR
+  [KEY=VALUE...] adds another build's joe (its own speak serve), taking turns with the first:
+      Benchmarks/neural.py --bin /tmp/a/release --wer-only --wer-server "joe (build b)" /tmp/b/release
+Prints Markdown tables; writes Benchmarks/results/neural.json (neural-wer.json with --wer-only).
 --streaming: only speak, a reply's first sentence decoded in windows against whole (SPEAK_PIPER_STREAM=0)
 on the same build (streaming_part); writes Benchmarks/results/streaming.json.
 """
-import argparse, http.client, io, json, os, re, select, signal, socket, statistics, subprocess, sys, tempfile, time
+import argparse, hashlib, http.client, io, json, os, re, select, signal, socket, statistics, subprocess, sys, tempfile, time
 import threading
 import wave
 
@@ -332,8 +337,10 @@ def alsa_fifo_env(tmp):
     return fifo, env
 
 
-def whisper_transcriber():
-    """A function path → text with whisper.cpp (pywhispercpp), or None."""
+def whisper_transcriber(fit_window=False):
+    """A function path → text with whisper.cpp (pywhispercpp), or None. With `fit_window` the encoder
+    sees each clip's own length plus 1.3 s (`audio_ctx`, 50 frames a second) instead of whisper.cpp's
+    whole 30 s window: several times faster on short sentences, the same transcriber for every side."""
     model = next((m for m in WHISPER_MODELS if os.path.exists(m)), None)
     if model is None:
         return None, None
@@ -355,13 +362,17 @@ def whisper_transcriber():
             "        rate = w.getframerate()\n"
             "    t = np.arange(0, len(x) / rate, 1 / 16000)\n"  # linear resampling is enough for ASR
             "    return np.interp(t, np.arange(len(x)) / rate, x).astype(np.float32)\n"
-            "print(json.dumps([' '.join(s.text for s in m.transcribe(pcm16k(p), language='en'))"
-            " for p in sys.argv[2:]]))"
+            "def heard(x):\n"
+            "    ctx = min(1500, 64 + -(-len(x) * 50 // 16000)) if sys.argv[2] == 'fit' else 0\n"
+            "    return ' '.join(s.text for s in m.transcribe(x, language='en', audio_ctx=ctx))\n"
+            "print(json.dumps([heard(pcm16k(p)) for p in sys.argv[3:]]))"
         )
-        out = subprocess.run([python, "-c", script, model, *paths], capture_output=True, text=True, check=True)
+        window = "fit" if fit_window else "whole"
+        out = subprocess.run([python, "-c", script, model, window, *paths], capture_output=True, text=True, check=True)
         return json.loads(out.stdout.strip().splitlines()[-1])
 
-    return transcribe, f"whisper.cpp {os.path.basename(model)}"
+    window = ", encoder window fitted to each clip" if fit_window else ""
+    return transcribe, f"whisper.cpp {os.path.basename(model)}{window}"
 
 
 def pocketsphinx_transcribe(paths, speak_full):
@@ -370,8 +381,14 @@ def pocketsphinx_transcribe(paths, speak_full):
     return [texts.get(p, "") for p in paths]
 
 
+# One word written two ways, in the sentences and by Whisper (British and American spellings): not a mishearing.
+SPELLINGS = {"neighbours": "neighbors", "neighbour": "neighbor", "grey": "gray", "cancelled": "canceled"}
+
+
 def words(text):
-    return re.sub(r"[^a-z' ]", " ", text.lower().replace("-", " ")).split()
+    """Lower case, no punctuation; apostrophes dropped, so "field's" and "fields" sound and count alike."""
+    text = text.lower().replace("-", " ").replace("'", "").replace("\u2019", "")
+    return [SPELLINGS.get(w, w) for w in re.sub(r"[^a-z ]", " ", text).split()]
 
 
 def wer(refs, hyps):
@@ -469,6 +486,13 @@ def main():
     parser.add_argument("--wer-only", action="store_true", help="only the word error rates")
     parser.add_argument("--no-wer", action="store_true", help="only the timings, no word error rates")
     parser.add_argument(
+        "--wer-fit-window", action="store_true",
+        help="Whisper's encoder window fitted to each clip (audio_ctx) instead of 30 s: faster, same for all sides")
+    parser.add_argument("--wer-repeats", type=int, default=3, help="syntheses of each WER sentence on each side")
+    parser.add_argument(
+        "--wer-server", nargs="+", action="append", default=[], metavar=("LABEL", "BIN_DIR"),
+        help="another build's joe beside the others in the WER part: LABEL BIN_DIR [KEY=VALUE for its server ...]")
+    parser.add_argument(
         "--streaming", action="store_true", help="only the first sentence streamed against whole (speak alone)")
     parser.add_argument("--server-env", action="append", default=[], help="KEY=VALUE for both servers (--streaming)")
     args = parser.parse_args()
@@ -493,6 +517,8 @@ def main():
     }
     procs = []
     try:
+        if args.wer_only:
+            raise SkipTimings
         # Servers: speak serve (joe warm after the first request) and piper-tts' HTTP server.
         speak_port, piper_port = free_port(), free_port()
         procs.append(
@@ -523,8 +549,6 @@ def main():
         )
         wait_port(speak_port)
         wait_port(piper_port)
-        if args.wer_only:
-            raise SkipTimings
         loads = []
         for i in range(1):
             first = http_post(speak_port, "/v1/audio/speech", speech_request(SHORT))[1]
@@ -595,7 +619,7 @@ def main():
         raise
     try:
         if not args.no_wer:
-            wer_part(args, results, tmp, speak, speak_full, speak_port)
+            wer_part(args, results, tmp, speak, speak_full)
     finally:
         stop(procs)
 
@@ -648,38 +672,130 @@ PIPER_WAVS = r"""
 import json, sys, wave
 from piper import PiperVoice
 voice = PiperVoice.load(sys.argv[1])
-for i, text in enumerate(json.loads(sys.argv[3])):
-    with wave.open(f"{sys.argv[2]}/piper-{i}.wav", "wb") as w:
-        voice.synthesize_wav(text, w)
+for repeat in range(int(sys.argv[4])):
+    for i, text in enumerate(json.loads(sys.argv[3])):
+        with wave.open(f"{sys.argv[2]}/piper-{repeat}-{i}.wav", "wb") as w:
+            voice.synthesize_wav(text, w)
 """
 
 
-def wer_part(args, results, tmp, speak, speak_full, speak_port):
-    """joe from the running speak serve (warm: the model load is not what is measured here),
-    espeak-ng's default from the speak command, piper-tts in one process; then transcribed."""
-    paths = {"joe (speak)": [], "default (speak, espeak-ng)": [], "piper-tts": []}
-    for i, sentence in enumerate(WER_SENTENCES):
-        body = json.dumps({"model": "tts-1", "input": sentence, "voice": "joe", "response_format": "wav"})
-        with open(f"{tmp}/joe-{i}.wav", "wb") as f:
-            f.write(http_post(speak_port, "/v1/audio/speech", body)[2])
-        run_rusage([speak, "-o", f"{tmp}/default-{i}.wav", sentence])
-        paths["joe (speak)"].append(f"{tmp}/joe-{i}.wav")
-        paths["default (speak, espeak-ng)"].append(f"{tmp}/default-{i}.wav")
-        paths["piper-tts"].append(f"{tmp}/piper-{i}.wav")
-    subprocess.run([PIPER_PY, "-c", PIPER_WAVS, MODEL, tmp, json.dumps(WER_SENTENCES)], check=True)
-    transcribe, engine = whisper_transcriber()
+def check_not_tests_own(sentences):
+    """Stops when a WER sentence (without its final stop) occurs in Tests/: the set must be new to speak."""
+    tests = []
+    for folder, _, files in os.walk(os.path.join(ROOT, "Tests")):
+        for name in files:
+            with open(os.path.join(folder, name), "rb") as f:
+                tests.append(f.read().decode("utf-8", "replace").lower())
+    found = [s for s in sentences if any(s.rstrip(".").lower() in text for text in tests)]
+    if found:
+        sys.exit(f"neural.py: WER sentences that Tests/ uses: {found}")
+
+
+def wer_part(args, results, tmp, speak, speak_full):
+    """Each sentence synthesised --wer-repeats times on every side: joe from a speak serve of its own
+    (--cache-bytes 0 keeps no reply, so every request is a fresh synthesis; no rate limit),
+    espeak-ng's default from the speak command (no server), piper-tts in one process; then
+    transcribed. Identical audio is transcribed once (Whisper decodes greedily,
+    so it would hear it alike); how many repeats were distinct is printed."""
+    sentences = WER_SENTENCES
+    check_not_tests_own(sentences)
+    repeats, count = args.wer_repeats, len(sentences)
+    sides = {"joe (speak)": "joe", "default (speak, espeak-ng)": "default", "piper-tts": "piper"}
+    joe_ports = {}  # label -> port of its own speak serve
+    procs = []
+    try:
+        servers = [("joe (speak)", args.bin)] + [tuple(server) for server in args.wer_server]
+        for label, bin_dir, *pairs in servers:
+            port = free_port()
+            procs.append(
+                subprocess.Popen(
+                    [os.path.join(bin_dir, "speak-full"), "serve", "--port", str(port), "--cache-dir",
+                     os.path.join(tmp, f"wer-cache-{len(joe_ports)}"), "--cache-bytes", "0", "--rate-limit", "100000"],
+                    env=dict(os.environ, SPEAK_SOCKET="", **dict(pair.split("=", 1) for pair in pairs)),
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            joe_ports[label] = port
+            sides.setdefault(label, f"extra{len(joe_ports) - 1}")
+        for port in joe_ports.values():
+            wait_port(port)
+        paths = {who: [[f"{tmp}/{stem}-{r}-{i}.wav" for i in range(count)] for r in range(repeats)]
+                 for who, stem in sides.items()}
+        for r in range(repeats):
+            for i, sentence in enumerate(sentences):
+                body = json.dumps({"model": "tts-1", "input": sentence, "voice": "joe", "response_format": "wav"})
+                # The builds take turns first, so neither always follows the other.
+                order = list(joe_ports) if (r * count + i) % 2 == 0 else list(reversed(joe_ports))
+                for who in order:
+                    with open(paths[who][r][i], "wb") as f:
+                        f.write(http_post(joe_ports[who], "/v1/audio/speech", body)[2])
+                out = paths["default (speak, espeak-ng)"][r][i]
+                run_rusage([speak, "-o", out, sentence], env=dict(os.environ, SPEAK_SOCKET=""))
+    finally:
+        stop(procs)
+    subprocess.run([PIPER_PY, "-c", PIPER_WAVS, MODEL, tmp, json.dumps(sentences), str(repeats)], check=True)
+    transcribe, engine = whisper_transcriber(args.wer_fit_window)
     if transcribe is None:
         engine = "pocketsphinx (free dictation)"
         transcribe = lambda p: pocketsphinx_transcribe(p, speak_full)
+    digests = {}
+    for who in sides:
+        for row in paths[who]:
+            for p in row:
+                with open(p, "rb") as f:
+                    digests[p] = hashlib.sha256(f.read()).hexdigest()
+    unique = {}
+    for p, digest in digests.items():
+        unique.setdefault(digest, p)
+    heard = dict(zip(unique.values(), transcribe(list(unique.values()))))
+    text = {who: [[heard[unique[digests[p]]] for p in row] for row in paths[who]] for who in sides}
+    distinct = {who: sum(len({digests[paths[who][r][i]] for r in range(repeats)}) == repeats for i in range(count))
+                for who in sides}
+    per_repeat = {who: [wer(sentences, text[who][r]) for r in range(repeats)] for who in sides}
     results["wer_engine"] = engine
-    results["wer"] = {who: wer(WER_SENTENCES, transcribe(p)) for who, p in paths.items()}
-    print(f"### Word error rate, {len(WER_SENTENCES)} sentences, {results['wer_engine']}\n")
-    print("| voice | WER |\n|---|---|")
-    for who, value in results["wer"].items():
-        print(f"| {who} | {value * 100:.1f} % |")
+    results["wer_repeats"] = repeats
+    results["wer"] = {who: statistics.mean(v) for who, v in per_repeat.items()}
+    results["wer_per_repeat"] = per_repeat
+    results["wer_distinct_syntheses"] = distinct
+    results["wer_transcripts"] = text
+    results["wer_load_average"] = os.getloadavg()
+    print(f"### Word error rate, {count} sentences x {repeats} syntheses, {engine}\n")
+    print("| voice | WER (mean of repeats) | per repeat | spread (max - min) | sentences with all syntheses distinct |")
+    print("|---|---|---|---|---|")
+    for who, values in per_repeat.items():
+        print(f"| {who} | {statistics.mean(values) * 100:.2f} % | "
+              f"{' / '.join(f'{v * 100:.1f}' for v in values)} % | {(max(values) - min(values)) * 100:.1f} points | "
+              f"{distinct[who]}/{count} |")
+    for who in joe_ports:
+        gap = (results["wer"][who] - results["wer"]["piper-tts"]) * 100
+        print(f"\n{who} - piper-tts: {gap:+.2f} points (target: within 0.5)")
+        print_transcript_differences(sentences, who, text, repeats)
+    load = results["wer_load_average"]
+    print(f"\nload average (1, 5, 15 min) after the WER part: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
     os.makedirs(os.path.join(ROOT, "Benchmarks/results"), exist_ok=True)
-    with open(os.path.join(ROOT, "Benchmarks/results/neural.json"), "w") as f:
+    name = "neural-wer.json" if args.wer_only else "neural.json"
+    with open(os.path.join(ROOT, "Benchmarks/results", name), "w") as f:
         json.dump(results, f, indent=2)
+
+
+def sentence_errors(ref, hyp):
+    return round(wer([ref], [hyp]) * len(words(ref)))
+
+
+def print_transcript_differences(sentences, who, text, repeats):
+    """The sentences whose transcripts differ between `who` and piper-tts (as words, over all repeats)."""
+    rows = []
+    for i, sentence in enumerate(sentences):
+        ours = [" ".join(words(text[who][r][i])) for r in range(repeats)]
+        theirs = [" ".join(words(text["piper-tts"][r][i])) for r in range(repeats)]
+        if sorted(ours) == sorted(theirs):
+            continue
+        wrong = lambda heard: "; ".join(sorted({h for h in heard if h != " ".join(words(sentence))})) or "–"
+        errors = lambda heard: "/".join(str(sentence_errors(sentence, h)) for h in heard)
+        rows.append(f"| {sentence} | {errors(ours)} | {wrong(ours)} | {errors(theirs)} | {wrong(theirs)} |")
+    print(f"\nSentences heard differently, {who} against piper-tts ({len(rows)} of {len(sentences)}):\n")
+    if rows:
+        print("| sentence | errors, each synthesis | heard otherwise | piper-tts' errors | piper-tts heard otherwise |")
+        print("|---|---|---|---|---|")
+        print("\n".join(rows))
 
 
 class SkipTimings(Exception):
