@@ -38,7 +38,8 @@ Prints Markdown tables; writes Benchmarks/results/neural.json (neural-wer.json w
 --streaming: only speak, a reply's first sentence decoded in windows against whole (SPEAK_PIPER_STREAM=0)
 on the same build (streaming_part); writes Benchmarks/results/streaming.json.
 """
-import argparse, hashlib, http.client, io, json, os, re, select, signal, socket, statistics, subprocess, sys, tempfile, time
+import argparse, hashlib, http.client, io, json, os, re, select, signal, socket, statistics, subprocess, sys
+import tempfile, time
 import threading
 import wave
 
