@@ -65,5 +65,6 @@ int speak_espeak_open(SpeakEspeak *api, char *error, size_t error_size) {
     SPEAK_RESOLVE(SetPhonemeTrace, espeak_SetPhonemeTrace);
     SPEAK_RESOLVE(Synth, espeak_Synth);
     SPEAK_RESOLVE(TextToPhonemes, espeak_TextToPhonemes);
+    SPEAK_RESOLVE(GetCurrentVoice, espeak_GetCurrentVoice);
     return 0;
 }

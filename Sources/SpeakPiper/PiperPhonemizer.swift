@@ -23,7 +23,8 @@ public enum PiperPhonemizer {
 
     /// The sentences of `text`, phonemised with espeak-ng voice `voice` (e.g. `en-us`).
     public static func sentences(_ text: String, voice: String) throws -> [Sentence] {
-        let clauses = try EspeakSynthesizer.shared().phonemeClauses(text, voice: voice, linkingGlides: true)
+        let clauses = try EspeakSynthesizer.shared().phonemeClauses(
+            text, voice: voice, linkingGlides: true, dictionaries: dictionaries)
         let american = voice.lowercased().hasPrefix("en-us")
         let english = voice.lowercased().hasPrefix("en")
         var sentences: [Sentence] = []
@@ -43,6 +44,27 @@ public enum PiperPhonemizer {
         if !current.isEmpty { sentences.append(Sentence(clauses: current)) }
         return sentences.filter { !$0.phonemes.isEmpty }
     }
+
+    /// The dictionaries of piper-tts' espeak-ng (`en_dict`, from Scripts/install-piper), where
+    /// words such as "has been", "Boise" or "Kubernetes" read otherwise than in Debian's:
+    /// `SPEAK_PIPER_DICTIONARIES`, else `share/speak/piper-espeak-ng` under the executable's
+    /// prefix (`bin/speak`, `libexec/speak/speak-full`), else under /usr/local. Without them
+    /// espeak-ng's own dictionaries are read.
+    static let dictionaries: String? = {
+        if let path = getenv("SPEAK_PIPER_DICTIONARIES") { return String(cString: path) }
+        var candidates: [String] = []
+        var executable = [CChar](repeating: 0, count: Int(PATH_MAX))
+        let length = readlink("/proc/self/exe", &executable, executable.count - 1)
+        if length > 0 {
+            let directory = String(decoding: executable[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                .split(separator: "/").dropLast().joined(separator: "/")
+            candidates += [
+                "/\(directory)/../share/speak/piper-espeak-ng", "/\(directory)/../../share/speak/piper-espeak-ng",
+            ]
+        }
+        candidates.append("/usr/local/share/speak/piper-espeak-ng")
+        return candidates.first { access("\($0)/en_dict", R_OK) == 0 }
+    }()
 
     /// English "one" and "ones" at the end of a clause (`$unstressend` in espeak-ng's en_list)
     /// take secondary stress in piper-tts' espeak-ng always ("One, two" is `wˌʌn, tˈuː`), in

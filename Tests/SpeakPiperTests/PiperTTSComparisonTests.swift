@@ -221,6 +221,11 @@ struct PiperTTSComparisonTests {
         "The last one's broken; the first ones work.",
         "See page 1.",
         "Is it this one or that one?",
+        "The door has been open all day.",
+        "We drove from Boise to Tacoma, then took a ferry across Puget Sound.",
+        "The cluster runs Kubernetes behind a UEFI firmware.",
+        "Willamette Valley wines are famous; Yakima grows hops.",
+        "Her banknote collection has been growing since 1990.",
     ]
 
     /// Sentences where speak knowingly feeds something else, with what it feeds. None today:
@@ -229,6 +234,7 @@ struct PiperTTSComparisonTests {
 
     @Test("speak's phonemes (hence phoneme ids) are piper-tts' own on at least 200 varied sentences")
     func samePhonemesAsPiperTTS() throws {
+        try #require(PiperPhonemizer.dictionaries != nil, "no piper-espeak-ng/en_dict: run Scripts/install-piper")
         #expect(Self.texts.count >= 200)
         let theirs = try PiperTTS.phonemes(Self.texts)
         try #require(theirs.count == Self.texts.count)
@@ -243,6 +249,19 @@ struct PiperTTSComparisonTests {
             }
         }
         #expect(differences.isEmpty, "\(differences.count) differ:\n\(differences.joined(separator: "\n"))")
+    }
+
+    @Test("espeak-ng voices keep Debian's dictionary after a Piper voice read piper-tts' one")
+    func espeakVoicesKeepTheirDictionary() throws {
+        try #require(PiperPhonemizer.dictionaries != nil, "no piper-espeak-ng/en_dict: run Scripts/install-piper")
+        let espeak = try EspeakSynthesizer.shared()
+        let text = "The door has been open."
+        for _ in 0..<2 {
+            #expect(try PiperPhonemizer.sentences(text, voice: "en-us").map(\.phonemes) == ["ðə dˈɔːɹ hɐzbɪn ˈoʊpən."])
+            for voice in ["en-us", "gmw/en-US"] {
+                #expect(try espeak.phonemeClauses(text, voice: voice).map(\.phonemes) == ["ðə dˈoːɹ hˈæzbiːn ˈoʊpən"])
+            }
+        }
     }
 
     @Test("the linking ʲ: where espeak-ng's phoneme names have `;` and its IPA has nothing")

@@ -21,6 +21,7 @@ typedef struct SpeakEspeak {
     __typeof__(espeak_SetPhonemeTrace) *SetPhonemeTrace;
     __typeof__(espeak_Synth) *Synth;
     __typeof__(espeak_TextToPhonemes) *TextToPhonemes;
+    __typeof__(espeak_GetCurrentVoice) *GetCurrentVoice;
 } SpeakEspeak;
 
 /// Opens libespeak-ng.so.1 (RTLD_NOW | RTLD_LOCAL) and fills `api`. Returns 0, or -1 with a

@@ -30,13 +30,17 @@ extension EspeakSynthesizer {
     /// With `linkingGlides`, the linking phoneme `;` that espeak-ng puts between an /i/ and a
     /// following vowel is written `ʲ`, as the espeak-ng that Piper's voices were trained on writes
     /// it (its IPA output ignores the `prevPh` condition that hides it): `ðɪʲ ˈɛnd`, `bˈiːʲɪŋ`.
-    public func phonemeClauses(_ text: String, voice: String, linkingGlides: Bool = false) throws
-        -> [EspeakPhonemeClause]
-    {
+    ///
+    /// With `dictionaries` (a directory of compiled espeak-ng dictionaries, `en_dict`…), words are
+    /// looked up there when it has the voice's dictionary, in espeak-ng's own otherwise.
+    public func phonemeClauses(
+        _ text: String, voice: String, linkingGlides: Bool = false, dictionaries: String? = nil
+    ) throws -> [EspeakPhonemeClause] {
         let bytes = Array(text.utf8) + [0]
         let separator = Self.phonemeSeparator
         return try lock.withLock { () throws(EspeakError) -> [EspeakPhonemeClause] in
             try selectVoice(voice)
+            if let dictionaries { try selectDictionary(in: dictionaries, voice: voice) }
             resetTextReader()
             guard linkingGlides else { return clauses(bytes, mode: 0x02) }
             // The same text twice, phonemes separated: as IPA and as espeak-ng's own names,
@@ -143,5 +147,96 @@ extension EspeakSynthesizer {
         case "…": return ("", newlines >= 2)
         default: return ("", newlines >= 2)
         }
+    }
+}
+
+extension EspeakSynthesizer {
+    /// Voice files made by `selectDictionary`, by voice and directory: open descriptors, never
+    /// closed (a handful per process). Guarded by `lock`.
+    nonisolated(unsafe) private static var dictionaryVoices: [String: Int32] = [:]
+
+    /// With the voice `voice` selected, selects it again reading its dictionary from
+    /// `directory`: a copy of its voice file with a `dictionary` line naming
+    /// `/proc/self/fd/N/<name>` (N a descriptor of `directory`) relative to espeak-ng's data,
+    /// as espeak-ng looks dictionaries up there, in a name of at most 39 bytes. Keeps the
+    /// selection as it is when `directory` lacks the dictionary or the name does not fit.
+    /// Holds `lock`.
+    func selectDictionary(in directory: String, voice: String) throws(EspeakError) {
+        let key = voice + "\u{0}" + directory
+        if let file = Self.dictionaryVoices[key] {
+            if file >= 0 {
+                _ = try EspeakError.check(
+                    api.SetVoiceByFile("/proc/self/fd/\(file)").rawValue, "espeak_SetVoiceByFile(\"\(voice)\")")
+            }
+            return
+        }
+        Self.dictionaryVoices[key] = -1
+        guard let file = makeDictionaryVoice(directory) else { return }
+        Self.dictionaryVoices[key] = file
+        _ = try EspeakError.check(
+            api.SetVoiceByFile("/proc/self/fd/\(file)").rawValue, "espeak_SetVoiceByFile(\"\(voice)\")")
+    }
+
+    /// The voice file described at `selectDictionary`, as an open descriptor of an unlinked file.
+    private func makeDictionaryVoice(_ directory: String) -> Int32? {
+        var dataPointer: UnsafePointer<CChar>?
+        _ = api.Info(&dataPointer)
+        guard let dataPointer, let identifier = api.GetCurrentVoice()?.pointee.identifier else { return nil }
+        let data = String(cString: dataPointer)
+        let voiceText = ["lang", "voices"].lazy.compactMap { Self.read("\(data)/\($0)/\(String(cString: identifier))") }
+            .first
+        guard let voiceText, let name = Self.dictionaryName(voiceText),
+            access("\(directory)/\(name)_dict", R_OK) == 0
+        else { return nil }
+        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { return nil }
+        let depth = data.split(separator: "/").count
+        let relative = String(repeating: "../", count: depth) + "proc/self/fd/\(folder)/\(name)"
+        guard relative.utf8.count <= 39 else {
+            close(folder)
+            return nil
+        }
+        var template = Array("/tmp/speak-espeak-voice-XXXXXX".utf8CString)
+        let file = mkstemp(&template)
+        guard file >= 0 else {
+            close(folder)
+            return nil
+        }
+        unlink(template)
+        let bytes = Array((voiceText + "\ndictionary \(relative)\n").utf8)
+        guard write(file, bytes, bytes.count) == bytes.count else {
+            close(file)
+            close(folder)
+            return nil
+        }
+        return file
+    }
+
+    /// The dictionary a voice file reads: its `dictionary` line, else its first language up to `-`.
+    static func dictionaryName(_ voiceFile: String) -> String? {
+        var language: String?
+        for line in voiceFile.split(separator: "\n") {
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard words.count >= 2 else { continue }
+            if words[0] == "dictionary" { return String(words[1]) }
+            if words[0] == "language", language == nil {
+                language = String(words[1].prefix { $0 != "-" })
+            }
+        }
+        return language
+    }
+
+    private static func read(_ path: String) -> String? {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = Glibc.read(file, &buffer, buffer.count)
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
