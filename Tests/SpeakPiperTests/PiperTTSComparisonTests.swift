@@ -257,9 +257,11 @@ struct PiperTTSComparisonTests {
         let espeak = try EspeakSynthesizer.shared()
         let text = "The door has been open."
         for _ in 0..<2 {
-            #expect(try PiperPhonemizer.sentences(text, voice: "en-us").map(\.phonemes) == ["ðə dˈɔːɹ hɐzbɪn ˈoʊpən."])
+            let piper = try PiperPhonemizer.sentences(text, voice: "en-us").map(\.phonemes)
+            #expect(piper == ["ðə dˈɔːɹ hɐzbɪn ˈoʊpən."])
             for voice in ["en-us", "gmw/en-US"] {
-                #expect(try espeak.phonemeClauses(text, voice: voice).map(\.phonemes) == ["ðə dˈoːɹ hˈæzbiːn ˈoʊpən"])
+                let own = try espeak.phonemeClauses(text, voice: voice).map(\.phonemes)
+                #expect(own == ["ðə dˈoːɹ hˈæzbiːn ˈoʊpən"], "\(voice)")
             }
         }
     }

@@ -39,8 +39,11 @@ extension EspeakSynthesizer {
         let bytes = Array(text.utf8) + [0]
         let separator = Self.phonemeSeparator
         return try lock.withLock { () throws(EspeakError) -> [EspeakPhonemeClause] in
-            try selectVoice(voice)
-            if let dictionaries { try selectDictionary(in: dictionaries, voice: voice) }
+            if let dictionaries {
+                try selectVoice(voice, dictionaries: dictionaries)
+            } else {
+                try selectVoice(voice)
+            }
             resetTextReader()
             guard linkingGlides else { return clauses(bytes, mode: 0x02) }
             // The same text twice, phonemes separated: as IPA and as espeak-ng's own names,
@@ -151,34 +154,49 @@ extension EspeakSynthesizer {
 }
 
 extension EspeakSynthesizer {
-    /// Voice files made by `selectDictionary`, by voice and directory: open descriptors, never
-    /// closed (a handful per process). Guarded by `lock`.
-    nonisolated(unsafe) private static var dictionaryVoices: [String: Int32] = [:]
+    /// A voice file made by `makeDictionaryVoice`: its descriptor and the dictionary directory's,
+    /// with the files they stood for, to notice if either number now names something else.
+    private struct DictionaryVoice {
+        var file: Int32
+        var folder: Int32
+        var identities: [UInt64]
 
-    /// With the voice `voice` selected, selects it again reading its dictionary from
-    /// `directory`: a copy of its voice file with a `dictionary` line naming
-    /// `/proc/self/fd/N/<name>` (N a descriptor of `directory`) relative to espeak-ng's data,
-    /// as espeak-ng looks dictionaries up there, in a name of at most 39 bytes. Keeps the
-    /// selection as it is when `directory` lacks the dictionary or the name does not fit.
-    /// Holds `lock`.
-    func selectDictionary(in directory: String, voice: String) throws(EspeakError) {
-        let key = voice + "\u{0}" + directory
-        if let file = Self.dictionaryVoices[key] {
-            if file >= 0 {
-                _ = try EspeakError.check(
-                    api.SetVoiceByFile("/proc/self/fd/\(file)").rawValue, "espeak_SetVoiceByFile(\"\(voice)\")")
-            }
-            return
+        static func identity(_ descriptor: Int32) -> [UInt64]? {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { return nil }
+            return [UInt64(status.st_dev), UInt64(status.st_ino)]
         }
-        Self.dictionaryVoices[key] = -1
-        guard let file = makeDictionaryVoice(directory) else { return }
-        Self.dictionaryVoices[key] = file
-        _ = try EspeakError.check(
-            api.SetVoiceByFile("/proc/self/fd/\(file)").rawValue, "espeak_SetVoiceByFile(\"\(voice)\")")
+
+        var isIntact: Bool { (Self.identity(file) ?? []) + (Self.identity(folder) ?? []) == identities }
     }
 
-    /// The voice file described at `selectDictionary`, as an open descriptor of an unlinked file.
-    private func makeDictionaryVoice(_ directory: String) -> Int32? {
+    /// Voice files made by `selectVoice(_:dictionaries:)`, by voice and directory: open
+    /// descriptors, kept for the process (a handful). Guarded by `lock`.
+    nonisolated(unsafe) private static var dictionaryVoices: [String: DictionaryVoice] = [:]
+
+    /// Selects `voice` reading its dictionary from `directory`: a copy of its voice file with a
+    /// `dictionary` line naming `/proc/self/fd/N/<name>` (N a descriptor of `directory`)
+    /// relative to espeak-ng's data, as espeak-ng looks dictionaries up there, in a name of at
+    /// most 39 bytes. Selects `voice` as it is when `directory` lacks the dictionary or the name
+    /// does not fit. Holds `lock`.
+    func selectVoice(_ voice: String, dictionaries directory: String) throws(EspeakError) {
+        let key = voice + "\u{0}" + directory
+        if let made = Self.dictionaryVoices[key], made.isIntact {
+            _ = try EspeakError.check(
+                api.SetVoiceByFile("/proc/self/fd/\(made.file)").rawValue, "espeak_SetVoiceByFile(\"\(voice)\")")
+            return
+        }
+        Self.dictionaryVoices[key] = nil  // descriptors that are no longer ours are left alone
+        try selectVoice(voice)
+        guard let made = makeDictionaryVoice(directory) else { return }
+        Self.dictionaryVoices[key] = made
+        _ = try EspeakError.check(
+            api.SetVoiceByFile("/proc/self/fd/\(made.file)").rawValue, "espeak_SetVoiceByFile(\"\(voice)\")")
+    }
+
+    /// The voice file described at `selectVoice(_:dictionaries:)` for the voice selected, as an
+    /// open descriptor of an unlinked file.
+    private func makeDictionaryVoice(_ directory: String) -> DictionaryVoice? {
         var dataPointer: UnsafePointer<CChar>?
         _ = api.Info(&dataPointer)
         guard let dataPointer, let identifier = api.GetCurrentVoice()?.pointee.identifier else { return nil }
@@ -204,12 +222,16 @@ extension EspeakSynthesizer {
         }
         unlink(template)
         let bytes = Array((voiceText + "\ndictionary \(relative)\n").utf8)
-        guard write(file, bytes, bytes.count) == bytes.count else {
+        guard write(file, bytes, bytes.count) == bytes.count,
+            let identities = DictionaryVoice.identity(file).flatMap({ a in
+                DictionaryVoice.identity(folder).map { a + $0 }
+            })
+        else {
             close(file)
             close(folder)
             return nil
         }
-        return file
+        return DictionaryVoice(file: file, folder: folder, identities: identities)
     }
 
     /// The dictionary a voice file reads: its `dictionary` line, else its first language up to `-`.
