@@ -34,7 +34,9 @@ order flipped each round; medians over rounds.
   the sentences joe and piper-tts were heard saying differently. --wer-server LABEL BIN_DIR
   [KEY=VALUE...] adds another build's joe (its own speak serve), taking turns with the first:
       Benchmarks/neural.py --bin /tmp/a/release --wer-only --wer-server "joe (build b)" /tmp/b/release
-Prints Markdown tables; writes Benchmarks/results/neural.json (neural-wer.json with --wer-only).
+  --wer-set dictionary takes DICTIONARY_SENTENCES instead: words that piper-tts' English dictionary
+  and Debian's read differently.
+Prints Markdown tables; writes Benchmarks/results/neural.json (neural-wer-SET.json with --wer-only).
 --streaming: only speak, a reply's first sentence decoded in windows against whole (SPEAK_PIPER_STREAM=0)
 on the same build (streaming_part); writes Benchmarks/results/streaming.json.
 """
@@ -102,6 +104,44 @@ WER_SENTENCES = [
     "The coffee shop on the corner sells fresh bread.",
     "Keep the receipt in case you want a refund.",
     "The river flooded the fields last spring.",
+]
+
+# Sentences with the words that piper-tts' English dictionary (share/speak/piper-espeak-ng/en_dict, which
+# Piper voices read) and Debian's espeak-ng 1.51 read differently ("has been", place names, "Kubernetes"):
+# --wer-set dictionary. On WER_SENTENCES and everyday text the two dictionaries agree word for word.
+DICTIONARY_SENTENCES = [
+    "The package has been delivered to the front desk.",
+    "She has been teaching music for twenty years.",
+    "Nobody has been able to fix the leaking roof.",
+    "It has been raining since early this morning.",
+    "The meeting has been moved to Thursday afternoon.",
+    "The report has been printed and signed.",
+    "Our office in Bellevue opens at nine.",
+    "The ferry from Tacoma was running late again.",
+    "Fog rolled in over Puget Sound before dawn.",
+    "My cousin moved to Boise last summer.",
+    "The apples from Yakima are sweet and crisp.",
+    "They hiked along the Willamette River on Sunday.",
+    "The library in Snohomish is closed for repairs.",
+    "We stopped for lunch in Puyallup on the way south.",
+    "Traffic near Issaquah was slow all evening.",
+    "The lake in Sammamish freezes only in hard winters.",
+    "A small boat left Mukilteo at sunrise.",
+    "The bus from Nanaimo arrives at noon.",
+    "Her sister works at a bakery in Bothell.",
+    "The new school in Burien opened this fall.",
+    "He keeps a rare banknote in a glass frame.",
+    "The server would not boot until we changed a UEFI setting.",
+    "The road has been repaved this spring.",
+    "We deployed the service on Kubernetes last week.",
+    "Travel inside the Schengen area needs no passport check.",
+    "The stadium was named after William Shea.",
+    "Kamala read the letter aloud to the class.",
+    "The window has been left open all night.",
+    "The shop is on Ocean Blvd next to the pier.",
+    "Every Friday she writes a short weeknote for the team.",
+    "The password manager Bitwarden keeps our keys safe.",
+    "A bateau drifted slowly down the canal.",
 ]
 
 
@@ -382,8 +422,12 @@ def pocketsphinx_transcribe(paths, speak_full):
     return [texts.get(p, "") for p in paths]
 
 
-# One word written two ways, in the sentences and by Whisper (British and American spellings): not a mishearing.
-SPELLINGS = {"neighbours": "neighbors", "neighbour": "neighbor", "grey": "gray", "cancelled": "canceled"}
+# One word written two ways, in the sentences and by Whisper (British and American spellings, an abbreviation
+# read out): not a mishearing.
+SPELLINGS = {
+    "neighbours": "neighbors", "neighbour": "neighbor", "grey": "gray", "cancelled": "canceled",
+    "blvd": "boulevard",
+}
 
 
 def words(text):
@@ -486,6 +530,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--wer-only", action="store_true", help="only the word error rates")
     parser.add_argument("--no-wer", action="store_true", help="only the timings, no word error rates")
+    parser.add_argument(
+        "--wer-set", choices=("general", "dictionary"), default="general",
+        help="the WER sentences: WER_SENTENCES, or DICTIONARY_SENTENCES (words the two dictionaries read apart)")
     parser.add_argument(
         "--wer-fit-window", action="store_true",
         help="Whisper's encoder window fitted to each clip (audio_ctx) instead of 30 s: faster, same for all sides")
@@ -698,7 +745,7 @@ def wer_part(args, results, tmp, speak, speak_full):
     espeak-ng's default from the speak command (no server), piper-tts in one process; then
     transcribed. Identical audio is transcribed once (Whisper decodes greedily,
     so it would hear it alike); how many repeats were distinct is printed."""
-    sentences = WER_SENTENCES
+    sentences = DICTIONARY_SENTENCES if args.wer_set == "dictionary" else WER_SENTENCES
     check_not_tests_own(sentences)
     repeats, count = args.wer_repeats, len(sentences)
     sides = {"joe (speak)": "joe", "default (speak, espeak-ng)": "default", "piper-tts": "piper"}
@@ -753,12 +800,13 @@ def wer_part(args, results, tmp, speak, speak_full):
     per_repeat = {who: [wer(sentences, text[who][r]) for r in range(repeats)] for who in sides}
     results["wer_engine"] = engine
     results["wer_repeats"] = repeats
+    results["wer_set"] = args.wer_set
     results["wer"] = {who: statistics.mean(v) for who, v in per_repeat.items()}
     results["wer_per_repeat"] = per_repeat
     results["wer_distinct_syntheses"] = distinct
     results["wer_transcripts"] = text
     results["wer_load_average"] = os.getloadavg()
-    print(f"### Word error rate, {count} sentences x {repeats} syntheses, {engine}\n")
+    print(f"### Word error rate, {count} sentences ({args.wer_set}) x {repeats} syntheses, {engine}\n")
     print("| voice | WER (mean of repeats) | per repeat | spread (max - min) | sentences with all syntheses distinct |")
     print("|---|---|---|---|---|")
     for who, values in per_repeat.items():
@@ -772,7 +820,7 @@ def wer_part(args, results, tmp, speak, speak_full):
     load = results["wer_load_average"]
     print(f"\nload average (1, 5, 15 min) after the WER part: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
     os.makedirs(os.path.join(ROOT, "Benchmarks/results"), exist_ok=True)
-    name = "neural-wer.json" if args.wer_only else "neural.json"
+    name = f"neural-wer-{args.wer_set}.json" if args.wer_only else "neural.json"
     with open(os.path.join(ROOT, "Benchmarks/results", name), "w") as f:
         json.dump(results, f, indent=2)
 
