@@ -72,7 +72,10 @@ package struct SpeakCommand {
             let synthesizer = try tool.synthesizers.synthesizer(for: voice.engine)
             guard let phonemes = try synthesizer.phonemes(of: text, options: request.options, ipa: notation == .ipa)
             else {
-                throw UsageError("-x and --ipa show espeak-ng's phonemes; '\(voice.name)' is a \(voice.engine) voice")
+                throw UsageError(
+                    notation == .ipa
+                        ? "--ipa shows the phonemes a voice is fed; '\(voice.name)' is a \(voice.engine) voice"
+                        : "-x shows espeak-ng's phoneme mnemonics; '\(voice.name)' is a \(voice.engine) voice")
             }
             return print(phonemes, terminator: "")
         }

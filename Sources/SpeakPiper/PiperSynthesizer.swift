@@ -259,6 +259,17 @@ public final class PiperSynthesizer: Synthesizer {
         }
     }
 
+    /// The phonemes the model is fed for `text` (IPA, as piper-tts makes them), a sentence a line;
+    /// `nil` for espeak-ng's mnemonics (`ipa` false), which a Piper voice is not fed.
+    public func phonemes(of text: String, options: SpeechOptions, ipa: Bool) throws -> String? {
+        guard ipa else { return nil }
+        let config = try PiperVoiceConfig(
+            contentsOf: PiperVoicePreparation.configFile(for: modelFile(for: options.voice)))
+        let plain = options.ssml ? Self.textOfSSML(text) : text
+        let sentences = try PiperPhonemizer.sentences(plain, voice: config.espeakVoice)
+        return sentences.map { $0.phonemes + "\n" }.joined()
+    }
+
     /// Whether a reply's first sentence is decoded in windows (when the model is split):
     /// `SPEAK_PIPER_STREAM=0` decodes every sentence whole.
     public static let streamsByDefault = ProcessInfo.processInfo.environment["SPEAK_PIPER_STREAM"] != "0"
