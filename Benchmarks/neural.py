@@ -22,9 +22,9 @@ order flipped each round; medians over rounds.
   the model itself.
 - first byte, HTTP: a running `speak serve` (model warm) POST /v1/audio/speech pcm, and piper-tts'
   own HTTP server (POST /synthesize, a whole WAV), warm.
-- real-time factor: whole reply time / audio duration, warm, over HTTP on both sides (speak serve's
-  /v1/audio/speech pcm, piper-tts' /synthesize WAV), alternating; piper-tts in process
-  (PiperVoice.synthesize, no HTTP) is printed beside it.
+- real-time factor: whole reply time / audio duration, warm, over HTTP on both sides, in one format
+  (WAV at the model's rate: speak serve's /v1/audio/speech wav, piper-tts' /synthesize),
+  alternating; piper-tts in process (PiperVoice.synthesize, no HTTP) is printed beside it.
 - peak RSS: the CLI writing the paragraph to a WAV file (wait4's ru_maxrss).
 - WER of 32 sentences (not the tests': checked against Tests/), each synthesised --wer-repeats
   times (3) on each side, since a Piper voice samples its durations and noise: joe through speak
@@ -339,9 +339,16 @@ def http_post(port, path, body, content_type="application/json"):
     return first_at, total, first + rest
 
 
-def speech_request(text, voice="joe"):
-    """OpenAI's speech request for raw PCM (24 kHz s16le): its first byte is audio, not a header."""
-    return json.dumps({"model": "tts-1", "input": text, "voice": voice, "response_format": "pcm"})
+def speech_request(text, voice="joe", response_format="pcm"):
+    """OpenAI's speech request, for raw PCM (24 kHz s16le) by default: its first byte is audio, not a header."""
+    return json.dumps({"model": "tts-1", "input": text, "voice": voice, "response_format": response_format})
+
+
+def wav_duration(data):
+    """Seconds of 16-bit mono audio in a WAV of speak's: a 44-byte header whose sizes are unknown
+    while it streams, so the length is the body's."""
+    rate = int.from_bytes(data[24:28], "little")  # the fmt chunk's sample rate
+    return (len(data) - 44) / 2 / rate
 
 
 def pcm_duration(data):
@@ -701,7 +708,9 @@ def measure_round(who, name, text, samples, checks, server, speak, speak_port, p
         samples["cached"][name][who].append(first)
         first, total, body = http_post(speak_port, "/v1/audio/speech", speech_request(text))
         samples["http"][name][who].append(first)
-        samples["rtf"][name][who].append(total / pcm_duration(body))
+        # The real-time factor in the format piper-tts' server sends: WAV at the model's rate.
+        _, total, body = http_post(speak_port, "/v1/audio/speech", speech_request(text, response_format="wav"))
+        samples["rtf"][name][who].append(total / wav_duration(body))
         out = os.path.join(tmp, "speak.wav")
         samples["rss"][name][who].append(
             run_rusage([speak, "-v", "joe", "-o", out, text], env=dict(os.environ, SPEAK_SOCKET=""))[1]
