@@ -34,14 +34,19 @@ struct LogMelTests {
         #expect(abs((data.max() ?? 0) - 1.32728) < 2e-3)
     }
 
-    @Test("transcribers read faster-whisper's spectrogram unless told otherwise")
+    @Test("transcribers read whisper.cpp's spectrogram unless SPEAK_WHISPER_SPECTROGRAM=faster-whisper")
     func defaultSpectrogram() {
-        #expect(WhisperTranscriber.Configuration().spectrogram == .fasterWhisper)
+        typealias Configuration = WhisperTranscriber.Configuration
+        #expect(Configuration.spectrogram(environment: [:]) == .whisperCpp)
+        #expect(
+            Configuration.spectrogram(environment: ["SPEAK_WHISPER_SPECTROGRAM": "faster-whisper"]) == .fasterWhisper)
+        #expect(Configuration.spectrogram(environment: ["SPEAK_WHISPER_SPECTROGRAM": "yes"]) == .whisperCpp)
     }
 
     @Test("an espeak-ng en-gb-x-rp sentence is heard through it, beam 5")
     func britishSentence() throws {
-        let transcriber = try WhisperTranscriber(model: "base", configuration: .init(threads: 2, beamSize: 5))
+        let transcriber = try WhisperTranscriber(
+            model: "base", configuration: .init(threads: 2, beamSize: 5, spectrogram: .fasterWhisper))
         let sentence = "The bus was late again this morning."
         let audio = try Speech.clip(sentence, voice: "en-gb-x-rp")
         let heard = try transcriber.transcribe(audio, options: TranscriptionOptions(language: "en")).text
