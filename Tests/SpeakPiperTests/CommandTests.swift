@@ -44,6 +44,48 @@ final class CommandTests {
         #expect(runtime.allSatisfy { name in piper.contains { $0.contains(name) } })
     }
 
+    @Test("a Piper voice as shipped, dropped into a models directory, speaks with nothing written anywhere")
+    func speaksAsShipped() throws {
+        let home = scratch.appendingPathComponent("home")
+        let models = scratch.appendingPathComponent("models")
+        let voices = scratch.appendingPathComponent("voices")
+        for directory in [home, models, voices] {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        // The model and its config, no tokens file, no metadata.
+        let model = try Joe.original(named: "en_US-plain-medium.onnx", in: scratch)
+        try FileManager.default.moveItem(at: model, to: models.appendingPathComponent(model.lastPathComponent))
+        try FileManager.default.moveItem(
+            at: PiperVoicePreparation.configFile(for: model),
+            to: models.appendingPathComponent(model.lastPathComponent + ".json"))
+        let shipped = models.appendingPathComponent(model.lastPathComponent)
+        #expect(try ONNXModelFile.metadata(of: shipped)["comment"] == nil)
+        let before = try Data(contentsOf: shipped)
+        try Data(#"{"name":"plain","language":"en-US","engine":"piper","piper":{"model":"en_US-plain-medium"}}"#.utf8)
+            .write(to: voices.appendingPathComponent("plain.json"))
+        func files() -> Set<String> {
+            Set(FileManager.default.enumerator(atPath: scratch.path)?.compactMap { $0 as? String } ?? [])
+        }
+        let existing = files()
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.path
+        for variable in ["XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"] {
+            environment[variable] = nil
+        }
+        environment["SPEAK_MODELS"] = models.path
+        // Nor ONNX Runtime's usage database (~/.cache/Microsoft/DeveloperTools/.onnxruntime).
+        environment["ORT_DISABLE_TELEMETRY"] = nil
+        let output = scratch.appendingPathComponent("plain.wav")
+        let result = try Command.run(
+            [full, "--voices-dir", voices.path, "-v", "plain", "-o", output.path, "Hello there."],
+            environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 0.5)
+        #expect(files().subtracting(existing) == ["plain.wav"])
+        #expect(try Data(contentsOf: shipped) == before)
+    }
+
     @Test("speak -v joe writes WAV and MP3 at the model's rate; light speak hands joe to speak-full")
     func writesFiles() throws {
         for (executable, name) in [(light, "joe.wav"), (full, "joe.mp3")] {

@@ -93,49 +93,6 @@ final class ModelTests {
         #expect(!bad.contains("\n") && !bad.contains("CodingKeys"), "\(bad)")
     }
 
-    @Test("a Piper voice as shipped, dropped into a models directory, speaks with nothing written anywhere")
-    func speaksAsShipped() throws {
-        let home = scratch.appendingPathComponent("home")
-        let models = scratch.appendingPathComponent("models")
-        let voices = scratch.appendingPathComponent("voices")
-        for directory in [home, models, voices] {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        }
-        // The model and its config, no tokens file, no metadata.
-        let model = try original(named: "en_US-plain-medium.onnx")
-        try FileManager.default.moveItem(at: model, to: models.appendingPathComponent(model.lastPathComponent))
-        try FileManager.default.moveItem(
-            at: PiperVoicePreparation.configFile(for: model),
-            to: models.appendingPathComponent(model.lastPathComponent + ".json"))
-        let shipped = models.appendingPathComponent(model.lastPathComponent)
-        #expect(try ONNXModelFile.metadata(of: shipped)["comment"] == nil)
-        let before = try Data(contentsOf: shipped)
-        try Data(#"{"name":"plain","language":"en-US","engine":"piper","piper":{"model":"en_US-plain-medium"}}"#.utf8)
-            .write(to: voices.appendingPathComponent("plain.json"))
-        func files() -> Set<String> {
-            Set(FileManager.default.enumerator(atPath: scratch.path)?.compactMap { $0 as? String } ?? [])
-        }
-        let existing = files()
-
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = home.path
-        for variable in ["XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"] {
-            environment[variable] = nil
-        }
-        environment["SPEAK_MODELS"] = models.path
-        // Nor ONNX Runtime's usage database (~/.cache/Microsoft/DeveloperTools/.onnxruntime).
-        environment["ORT_DISABLE_TELEMETRY"] = nil
-        let output = scratch.appendingPathComponent("plain.wav")
-        let full = Command.products.appendingPathComponent("speak-full").path
-        let result = try Command.run(
-            [full, "--voices-dir", voices.path, "-v", "plain", "-o", output.path, "Hello there."],
-            environment: environment)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 0.5)
-        #expect(files().subtracting(existing) == ["plain.wav"])
-        #expect(try Data(contentsOf: shipped) == before)
-    }
-
     @Test("a model named by path speaks")
     func byPath() throws {
         #expect(try speak(synthesizer(), voice(try Self.installed.path)) > 10000)
