@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Benchmark the neural voice `joe` through speak against piper-tts on the same .onnx.
 
-Run from the package root, after Scripts/install-piper (the model, sherpa-onnx and piper-tts):
+Run from the package root, after Scripts/install-piper (the model, ONNX Runtime and piper-tts):
     swift build -c release --scratch-path /tmp/bench-neural
     Benchmarks/neural.py --bin /tmp/bench-neural/release [--rounds 5]
 
 Texts: a short sentence, a paragraph of 5 sentences, a page. speak and piper-tts alternate, the
 order flipped each round; medians over rounds.
 - load: piper-tts' PiperVoice.load in process; speak's as its server's first joe request less a
-  warm request of the same text (sherpa-onnx loads on first use).
+  warm request of the same text (the model loads on first use).
 - first audio, CLI cold: process start to the first PCM byte out: speak plays into ALSA's `file`
   plugin writing a FIFO (no device timing), piper-tts writes --output-raw to a pipe. The cold
   runs get SPEAK_SOCKET="" so that no running server takes them.
