@@ -18,15 +18,10 @@ struct StreamingTests {
         return (model, try #require(model.split, "no split parts beside \(model.files.model.path)"))
     }
 
-    /// Piper's ids of `text`'s phonemes, as the model's stream makes them.
+    /// Piper's ids of `text`'s phonemes, as the model makes them (``PiperModel/ids(_:)``).
     static func ids(_ text: String, model: PiperModel) throws -> [Int64] {
         let sentences = try PiperPhonemizer.sentences(text, voice: model.config.espeakVoice)
-        let map = model.config.phonemeIDs
-        var ids = [Int64(map["^"]!), Int64(map["_"]!)]
-        for scalar in sentences.map(\.phonemes).joined().unicodeScalars {
-            if let id = map[scalar] { ids += [Int64(id), Int64(map["_"]!)] }
-        }
-        return ids + [Int64(map["$"]!)]
+        return try model.ids(sentences.map(\.phonemes).joined().unicodeScalars.map { Int32(bitPattern: $0.value) })
     }
 
     @Test("the windows, joined, are the whole decode of the same latent (max difference 1e-4)")
