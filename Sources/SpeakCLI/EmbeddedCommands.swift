@@ -29,16 +29,21 @@ package enum EmbeddedCommands {
         var volume = 1.0
         var prosodyOpen = false
         var emphasis: String?
+        var spoken = false
         for piece in pieces {
             switch piece {
             case .text(let text):
                 markup += emphasising(text, level: &emphasis)
+                spoken = spoken || text.contains { !$0.isWhitespace }
             case .commands(let commands):
                 var prosodyChanged = false
                 for (name, argument) in commands {
                     switch name {
                     case "slnc":
                         if let milliseconds = Double(argument), milliseconds >= 0, milliseconds < 3_600_000 {
+                            // espeak-ng drops a break that comes before any text; a zero-width
+                            // space is text that says nothing, so the silence is kept.
+                            if !spoken { markup += "\u{200B}" }
                             markup += "<break time=\"\(Int(milliseconds))ms\"/>"
                         }
                     case "rate":

@@ -103,6 +103,11 @@ extension CommandLineTests {
         Double(pcm.samples.map { abs(Int($0)) }.max() ?? 0) / 32767
     }
 
+    /// The near-silence (under -50 dB) before the first sound, in seconds.
+    static func leadingSilence(_ pcm: PCMBuffer) -> Double {
+        Double(pcm.samples.firstIndex { abs(Int($0)) >= 100 } ?? pcm.samples.count) / Double(pcm.sampleRate)
+    }
+
     /// The longest run of near-silence (under -50 dB), in seconds.
     static func longestSilence(_ pcm: PCMBuffer) -> Double {
         var (longest, run) = (0, 0)
@@ -121,6 +126,9 @@ extension CommandLineTests {
         #expect(silence.pcm.duration - plain.duration > 0.7, "\(silence.pcm.duration) against \(plain.duration)")
         #expect(Self.longestSilence(silence.pcm) > 0.9, "\(Self.longestSilence(silence.pcm)) s")
         #expect(Self.longestSilence(plain) < 0.5, "\(Self.longestSilence(plain)) s")
+        // At the very start too, where espeak-ng alone drops a break: the speech begins a second late.
+        let leading = try written("leading.wav", [], text: "[[slnc 1000]] " + text).pcm
+        #expect(Self.leadingSilence(leading) - Self.leadingSilence(plain) > 0.9, "\(Self.leadingSilence(leading)) s")
         let fast = try written("rate.wav", [], text: "[[rate 350]] " + text)
         #expect(fast.pcm.duration < plain.duration * 0.75, "\(fast.pcm.duration) against \(plain.duration)")
         let soft = try written("volm.wav", [], text: "[[volm 0.3]] " + text)
