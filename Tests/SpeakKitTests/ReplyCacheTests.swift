@@ -76,6 +76,24 @@ struct ReplyCacheTests {
                 != ReplyKey(engine: "", voice: "", rate: 0, pitch: 0, format: "mp3", text: ":x").digest)
     }
 
+    @Test("a key is the hash of its bytes, whatever was asked before: the recent keys are matched as bytes")
+    func keysDoNotDependOnRecentKeys() {
+        // The same letters composed and decomposed: equal as Swift strings, different as bytes. A
+        // memo matched by string equality handed the second the first one's digest, so the key (and
+        // the cache file) of a text depended on what the process had been asked before.
+        let composed = "Ɗan café \(UUID().uuidString)"
+        let decomposed = composed.decomposedStringWithCanonicalMapping
+        #expect(composed == decomposed && Array(composed.utf8) != Array(decomposed.utf8))
+        let first = ReplyKey(engine: "e", voice: "ƙ", rate: 1, pitch: 2, format: "mp3", text: composed)
+        let second = ReplyKey(engine: "e", voice: "ƙ", rate: 1, pitch: 2, format: "mp3", text: decomposed)
+        var bytes: [UInt8] = []
+        for field in ["speak-reply-1", "e", "ƙ", "1", "2", "mp3", decomposed] {
+            bytes += Array("\(field.utf8.count):".utf8) + Array(field.utf8)
+        }
+        #expect(second.digest == SHA256.hex(bytes))
+        #expect(first.digest != second.digest)
+    }
+
     @Test("a spoken reply's key tells SSML from plain text, and engines and volume apart")
     func speechKeysCoverSSMLEngineAndVolume() throws {
         let voice = try VoiceCatalog(directories: [VoiceCatalog.shippedDirectory()!]).voice(named: "default")

@@ -27,11 +27,55 @@ public struct ReplyKey: Hashable, Sendable {
     }
 
     /// The fields a key is made of, to remember recent keys by: a repeated request (a cache hit)
-    /// costs one dictionary lookup instead of a SHA-256.
+    /// costs one dictionary lookup instead of a SHA-256. Hashed and compared as UTF-8 bytes, and
+    /// hashed once, before the lock is taken: as `String`s they would be Unicode-normalised on
+    /// every hash and comparison, so a voice or text beyond ASCII (Hausa's ɗ, ƙ) would cost more,
+    /// all of it under the shared lock, and two spellings of one letter would share a digest.
     private struct Fields: Hashable {
         var engine, voice: String
         var rate, pitch: Int
         var format, text: String
+        let hash: Int
+
+        init(engine: String, voice: String, rate: Int, pitch: Int, format: String, text: String) {
+            (self.engine, self.voice, self.rate, self.pitch, self.format, self.text) =
+                (engine, voice, rate, pitch, format, text)
+            var hasher = Hasher()
+            hasher.combine(rate)
+            hasher.combine(pitch)
+            Self.combine(engine, into: &hasher)
+            Self.combine(voice, into: &hasher)
+            Self.combine(format, into: &hasher)
+            Self.combine(text, into: &hasher)
+            hash = hasher.finalize()
+        }
+
+        private static func combine(_ field: String, into hasher: inout Hasher) {
+            var field = field
+            field.withUTF8 {
+                hasher.combine($0.count)
+                hasher.combine(bytes: UnsafeRawBufferPointer($0))
+            }
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+        static func == (a: Fields, b: Fields) -> Bool {
+            a.hash == b.hash && a.rate == b.rate && a.pitch == b.pitch && sameBytes(a.engine, b.engine)
+                && sameBytes(a.voice, b.voice) && sameBytes(a.format, b.format) && sameBytes(a.text, b.text)
+        }
+
+        private static func sameBytes(_ a: String, _ b: String) -> Bool {
+            var (a, b) = (a, b)
+            return a.withUTF8 { a in
+                b.withUTF8 { b in
+                    // The same storage (a voice's identity) needs no comparing.
+                    a.count == b.count
+                        && (a.isEmpty || a.baseAddress == b.baseAddress
+                            || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+                }
+            }
+        }
     }
     private static let recent = Locked<[Fields: String]>([:])
     private static let recentLimit = 4096
