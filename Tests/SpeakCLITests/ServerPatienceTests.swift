@@ -28,8 +28,8 @@ final class ServerPatienceTests {
 
     /// Asks for `longText` as a WAV over OpenAI's speech route, on a connection with a small
     /// receive buffer, so the server soon waits for the reader.
-    static func requestLongWAV(from server: RunningServer) throws -> SlowReader {
-        let reader = try SlowReader(port: server.port)
+    static func requestLongWAV(from server: RunningServer, receiveBuffer: Int32? = 65536) throws -> SlowReader {
+        let reader = try SlowReader(port: server.port, receiveBuffer: receiveBuffer)
         let body = try JSONSerialization.data(withJSONObject: [
             "model": "tts-1", "voice": "default", "input": longText, "response_format": "wav",
         ])
@@ -51,6 +51,25 @@ final class ServerPatienceTests {
         received += reader.readToEnd(seconds: 60)
         #expect(received.count > 5 << 20, "\(received.count) bytes")
         #expect(received.suffix(7) == Data("\r\n0\r\n\r\n".utf8), "the reply ends with its last chunk")
+    }
+
+    @Test("a reader that never stops but reads slower than the server writes gets the whole WAV")
+    func steadySlowReader() throws {
+        // The send timeout counts from the server's last write. A socket left to grow its send
+        // buffer (to 4 MB here) held so much that a reader at 512 KB/s took longer than the timeout
+        // to drain it, and was cut off while reading all the time.
+        let server = try server(config: #"{"idleTimeoutSeconds": 1, "sendTimeoutSeconds": 2}"#)
+        let reader = try Self.requestLongWAV(from: server, receiveBuffer: nil)
+        var received = Data()
+        // A player taking 512 KB/s (six times real time), 16 KiB at a time: the pacing is the test.
+        while received.count < 5 << 20, !reader.closedByServer {
+            received += reader.read(atLeast: 1, seconds: 30, chunk: 16 << 10)
+            Thread.sleep(forTimeInterval: 1.0 / 32)
+        }
+        received += reader.readToEnd(seconds: 60)
+        #expect(received.count > 8 << 20, "\(received.count) bytes")
+        #expect(received.suffix(7) == Data("\r\n0\r\n\r\n".utf8), "the reply ends with its last chunk")
+        #expect(!server.stop().stderr.contains("reply abandoned"))
     }
 
     @Test("a reader that stops for longer than the send timeout: the reply is abandoned, and logged once")
@@ -193,11 +212,12 @@ final class SlowReader {
         return sent
     }
 
-    /// Reads until at least `count` bytes have arrived, the server closes, or `seconds` pass.
-    func read(atLeast count: Int, seconds: Double) -> Data {
+    /// Reads until at least `count` bytes have arrived, the server closes, or `seconds` pass; at
+    /// most `chunk` bytes a call to `recv`.
+    func read(atLeast count: Int, seconds: Double, chunk: Int = 65536) -> Data {
         var received = Data()
         let deadline = Date().addingTimeInterval(seconds)
-        var buffer = [UInt8](repeating: 0, count: 65536)
+        var buffer = [UInt8](repeating: 0, count: chunk)
         while received.count < count {
             var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let wait = Int32(deadline.timeIntervalSinceNow * 1000)

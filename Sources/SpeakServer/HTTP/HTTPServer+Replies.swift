@@ -34,11 +34,25 @@ extension HTTPServer {
         let queued = MHD_queue_response(connection, UInt32(response.status), reply)
         if queued == MHD_Result.YES {
             exchange.reply = (length, stream)
+            if stream != nil || (length ?? 0) > Self.replySendBuffer { Self.boundSendBuffer(of: connection) }
             if limits.sendTimeout != limits.idleTimeout {
                 speak_set_connection_timeout(connection, UInt32(limits.sendTimeout))
             }
         }
         return queued
+    }
+
+    /// What the kernel may hold of a long reply on its way to the client. The send timeout counts
+    /// from libmicrohttpd's last write, so a socket left to grow its buffer (to 4 MB) was cut off
+    /// under a steady reader slower than the server: draining 4 MB took it longer than the timeout.
+    /// 128 KiB (the kernel doubles it) still sends 5 MB/s over a 50 ms round trip.
+    static let replySendBuffer = 128 << 10
+
+    private static func boundSendBuffer(of connection: OpaquePointer) {
+        let socket = speak_connection_socket(connection)
+        guard socket >= 0 else { return }
+        var bytes = Int32(replySendBuffer)
+        setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &bytes, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// The request is over: its connection waits `idleTimeout` again for the next one. A reply
