@@ -114,12 +114,21 @@ extension SpeechService {
             })
     }
 
-    /// The upload decoded and transcribed by the engine; the client's mistakes as ``HTTPError``s.
+    /// The upload decoded and transcribed by the engine a piece at a time, as `speak transcribe`
+    /// does, so a long recording costs a piece's memory, not its length's; the client's mistakes
+    /// as ``HTTPError``s.
     private func transcript(_ upload: UploadedFile, options: TranscriptionOptions, openAI: Bool) throws -> Transcript {
         let engine = TranscriptionEngine(transcriber: transcriber, decoder: MediaDecoder())
-        let audio: PCMBuffer
+        let descriptor = open(upload.url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw HTTPError(500, "the upload's spool file: \(String(cString: strerror(errno)))")
+        }
+        defer { Glibc.close(descriptor) }
         do {
-            audio = try engine.audio(file: upload.url, maximumSeconds: configuration.maximumAudioSeconds)
+            return try engine.transcribe(
+                descriptor: descriptor, maximumSeconds: configuration.maximumAudioSeconds, options: options)
+        } catch AudioFileError.tooShort {
+            throw HTTPError(400, "the recording is shorter than 0.01 s", param: "file", code: "audio_too_short")
         } catch AudioFileError.tooLong(let limit) {
             throw HTTPError(
                 413,
@@ -144,10 +153,6 @@ extension SpeechService {
                     + "send mp3, mp4, m4a, wav, webm, ogg or flac",
                 param: "file", code: "unsupported_media")
         }
-        guard audio.duration >= 0.01 else {
-            throw HTTPError(400, "the recording is shorter than 0.01 s", param: "file", code: "audio_too_short")
-        }
-        return try engine.transcribe(audio, options: options)
     }
 
     /// Every transcription error as an HTTP one: the client's mistakes 4xx, ours 5xx.

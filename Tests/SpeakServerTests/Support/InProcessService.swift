@@ -62,7 +62,10 @@ final class InProcessService {
     let engine: SpeechEngine
 
     /// `tokens`: with a tokens file admitting ``token``; without, every client is anonymous.
-    init(configuration: ServerConfiguration = ServerConfiguration(), tokens: Bool = true, cache: Bool = true) throws {
+    init(
+        configuration: ServerConfiguration = ServerConfiguration(), tokens: Bool = true, cache: Bool = true,
+        transcriber: any Transcriber = FixedTranscriber(text: "yes")
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("in-process-\(UUID().uuidString)")
         let uploads = directory.appendingPathComponent("uploads")
         try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
@@ -83,7 +86,7 @@ final class InProcessService {
         }
         service = SpeechService(
             configuration: configuration, engine: engine, tokens: store, player: Player(device: "null"),
-            transcriber: FixedTranscriber(text: "yes"), uploads: uploads)
+            transcriber: transcriber, uploads: uploads)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
