@@ -24,7 +24,8 @@ struct ServiceTranscriptionTests {
         let recorder = PieceRecorder()
         let harness = try InProcessService(transcriber: recorder)
         // Twelve minutes of a quiet 440 Hz tone at 8 kHz (11.5 MB, under the 25 MB upload limit).
-        let rate = 8000, seconds = 720
+        let rate = 8000
+        let seconds = 720
         let samples = (0..<(rate * seconds)).map { Int16(300 * sin(2 * Double.pi * 440 * Double($0) / Double(rate))) }
         let file = harness.directory.appendingPathComponent("long.wav")
         try WAV.encode(PCMBuffer(sampleRate: rate, samples: samples)).write(to: file)
