@@ -119,14 +119,9 @@ extension SpeechService {
     /// as ``HTTPError``s.
     private func transcript(_ upload: UploadedFile, options: TranscriptionOptions, openAI: Bool) throws -> Transcript {
         let engine = TranscriptionEngine(transcriber: transcriber, decoder: MediaDecoder())
-        let descriptor = open(upload.url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw HTTPError(500, "the upload's spool file: \(String(cString: strerror(errno)))")
-        }
-        defer { Glibc.close(descriptor) }
         do {
             return try engine.transcribe(
-                descriptor: descriptor, maximumSeconds: configuration.maximumAudioSeconds, options: options)
+                file: upload.url, maximumSeconds: configuration.maximumAudioSeconds, options: options)
         } catch AudioFileError.tooShort {
             throw HTTPError(400, "the recording is shorter than 0.01 s", param: "file", code: "audio_too_short")
         } catch AudioFileError.tooLong(let limit) {

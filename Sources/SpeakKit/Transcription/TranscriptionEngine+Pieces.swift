@@ -13,7 +13,7 @@ extension TranscriptionEngine {
     /// The transcript of the file open at `descriptor` (read from its start, twice), times from the
     /// start of the file. Audio that does not decode, runs past `maximumSeconds` or under 0.01 s is
     /// an ``AudioFileError``; the transcriber's errors pass as they are.
-    public func transcribe(descriptor: Int32, maximumSeconds: Int, options: TranscriptionOptions) throws
+    public func transcribe(descriptor: Int32, maximumSeconds: Int?, options: TranscriptionOptions) throws
         -> Transcript
     {
         let rate = Self.sampleRate

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 
 /// Transcription as every front end asks for it: a file in any format the decoder reads, or PCM at
 /// any rate, width and channel count, converted once to 16 kHz mono and handed to the transcriber.
@@ -21,16 +22,13 @@ public struct TranscriptionEngine: Sendable {
 
     // MARK: Files
 
-    /// `file` decoded to 16 kHz mono: what ``transcribe(file:maximumSeconds:options:)`` hands the
-    /// transcriber, for a front end that checks the audio between (its length) before transcribing.
-    /// Throws the decoder's ``AudioFileError``s.
-    public func audio(file: URL, maximumSeconds: Int? = nil) throws -> PCMBuffer {
-        let decoded = try decoder.decode(file: file, sampleRate: Self.sampleRate, maximumSeconds: maximumSeconds)
-        return Self.converted(decoded)
-    }
-
+    /// The transcript of `file`, decoded and transcribed a piece at a time
+    /// (``transcribe(descriptor:maximumSeconds:options:)``), so a long recording costs a piece's
+    /// memory, not its length's. A file that cannot be opened is a ``SystemCallError``.
     public func transcribe(file: URL, maximumSeconds: Int? = nil, options: TranscriptionOptions) throws -> Transcript {
-        try transcriber.transcribe(audio(file: file, maximumSeconds: maximumSeconds), options: options)
+        let descriptor = try SystemCall.retrying("open") { open(file.path, O_RDONLY | O_CLOEXEC) }
+        defer { close(descriptor) }
+        return try transcribe(descriptor: descriptor, maximumSeconds: maximumSeconds, options: options)
     }
 
     // MARK: PCM
