@@ -16,8 +16,13 @@ extension SpeechEngine {
 
     /// Whether `request`'s reply is held, stored, or to be made. Reads no file.
     public func decision(for request: SynthesisRequest) -> ReplyDecision {
+        decision(for: cacheKey(for: request))
+    }
+
+    /// The same for a request whose key the front end has already (for its ETag): a hit is
+    /// answered with one key made, not two.
+    public func decision(for key: ReplyKey) -> ReplyDecision {
         guard let cache else { return .make }
-        let key = cacheKey(for: request)
         if let held = cache.heldData(for: key) { return .held(held) }
         return cache.hasStoredEntry(for: key) ? .stored(key) : .make
     }

@@ -245,7 +245,8 @@ public final class SpeechService: Sendable {
     {
         if order.streamFormat == .sse { return try speakEvents(order, client: client) }
         let request = order.request
-        let etag = "\"\(engine.cacheKey(for: request).digest)\""
+        let key = engine.cacheKey(for: request)
+        let etag = "\"\(key.digest)\""
         // Public, so a shared cache (nginx) may keep it, but only per Authorization: one token's
         // reply is never served to another, and the cache keys on a hash of the header, not the token.
         var headers = [
@@ -261,7 +262,7 @@ public final class SpeechService: Sendable {
         {
             return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
         }
-        switch engine.decision(for: request) {
+        switch engine.decision(for: key) {
         case .held(let held):
             return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(held))
         case .stored(let key):
