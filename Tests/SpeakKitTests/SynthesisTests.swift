@@ -151,6 +151,29 @@ struct SynthesisTests {
         #expect(quiet.rms < normal.rms * 0.5)
     }
 
+    @Test("SSML ends where its text does, as plain text does; a break asked for at the end is kept")
+    func ssmlEndsWithItsText() throws {
+        func render(_ text: String, ssml: Bool) throws -> PCMBuffer {
+            var pcm = PCMBuffer(sampleRate: synthesizer.sampleRate)
+            let options = SpeechOptions(voice: try catalog.voice(named: "default"), ssml: ssml)
+            try synthesizer.synthesize(text, options: options) { pcm.samples += $0 }
+            return pcm
+        }
+        /// The near-silence (under -50 dB) after the last sound, in seconds.
+        func trailingSilence(_ pcm: PCMBuffer) -> Double {
+            let last = pcm.samples.lastIndex { abs(Int($0)) >= 100 } ?? 0
+            return Double(pcm.samples.count - 1 - last) / Double(pcm.sampleRate)
+        }
+        let plain = try render("Hello there.", ssml: false)
+        let markup = try render("<speak>Hello there.</speak>", ssml: true)
+        // espeak-ng alone closes SSML with a clause pause of about 0.3 s.
+        #expect(abs(markup.duration - plain.duration) < 0.03, "\(markup.duration) s against \(plain.duration) s")
+        #expect(trailingSilence(markup) < 0.05, "\(trailingSilence(markup)) s")
+        let pause = try render(#"<speak>Hello there.<break time="1000ms"/></speak>"#, ssml: true)
+        #expect(abs(trailingSilence(pause) - 1) < 0.05, "\(trailingSilence(pause)) s")
+        #expect(EspeakSynthesizer.markingEnd("no markup") == "no markup")
+    }
+
     @Test("unknown voices suggest the closest names")
     func unknownVoice() throws {
         #expect(throws: VoiceError.unknown("nadai", suggestions: ["nadia"])) { try catalog.voice(named: "nadai") }

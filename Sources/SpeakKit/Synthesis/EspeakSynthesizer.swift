@@ -87,7 +87,8 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     ) throws {
         let voice = try EspeakVoiceSettings(of: options.voice)
         try withoutActuallyEscaping(onSamples) { onSamples in
-            let sink = ChunkSink(onChunk: onSamples, onProgress: onProgress, characters: text.count)
+            let sink = ChunkSink(
+                onChunk: onSamples, onProgress: onProgress, characters: text.count, sampleRate: sampleRate)
             try lock.withLock {
                 try configure(options, voice)
                 try speak(text, options: options, voice, userData: Unmanaged.passUnretained(sink).toOpaque())
@@ -108,7 +109,7 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
             throw EspeakError(code: -1, function: "open_memstream", message: String(cString: strerror(errno)))
         }
         defer { free(buffer) }
-        let sink = ChunkSink(onChunk: { _ in }, onProgress: nil, characters: text.count)
+        let sink = ChunkSink(onChunk: { _ in }, onProgress: nil, characters: text.count, sampleRate: sampleRate)
         let voice = try EspeakVoiceSettings(of: options.voice)
         try lock.withLock {
             defer { api.SetPhonemeTrace(0, nil) }
@@ -178,7 +179,8 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     ) throws(EspeakError) {
         // espeak-ng 1.51 drops the last character of a text that ends without a separator
         // (espeak-ng#1898, brailcom/speechd#978): a trailing space keeps it.
-        let padded = voice.transliterate(text) + " "
+        let spoken = voice.transliterate(text)
+        let padded = (options.ssml ? Self.markingEnd(spoken) : spoken) + " "
         var flags = UInt32(espeakCHARS_UTF8)
         if options.ssml { flags |= UInt32(espeakSSML) }
         let code = padded.withCString { bytes in
@@ -188,26 +190,55 @@ public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
     }
 }
 
+extension EspeakSynthesizer {
+    /// The mark put at the end of SSML, so the sound can end where the text does.
+    static let endMark = "speak-end-of-text"
+
+    /// `markup` with ``endMark`` before its closing `</speak>`. espeak-ng ends SSML with a clause
+    /// pause, which plain text does not get: cut there, a reply is as long as its plain text's,
+    /// and a `<break>` asked for at the end (before the mark) is kept whole.
+    static func markingEnd(_ markup: String) -> String {
+        guard let close = markup.ranges(of: "</speak>").last else { return markup }
+        return markup[..<close.lowerBound] + "<mark name=\"\(endMark)\"/>" + markup[close.lowerBound...]
+    }
+}
+
 /// Receives espeak-ng's callbacks for one synthesis; reached through the event's `user_data`.
 private final class ChunkSink {
     let onChunk: (UnsafeBufferPointer<Int16>) throws -> Void
     let onProgress: ((Double) -> Void)?
     let characters: Int
+    let sampleRate: Int
     var error: (any Error)?
+    /// Samples handed on so far.
+    private var delivered = 0
+    /// Where the text's end mark was heard, in samples: nothing after it is handed on.
+    private var end: Int?
 
     init(
-        onChunk: @escaping (UnsafeBufferPointer<Int16>) throws -> Void, onProgress: ((Double) -> Void)?, characters: Int
+        onChunk: @escaping (UnsafeBufferPointer<Int16>) throws -> Void, onProgress: ((Double) -> Void)?, characters: Int,
+        sampleRate: Int
     ) {
         self.onChunk = onChunk
         self.onProgress = onProgress
         self.characters = max(characters, 1)
+        self.sampleRate = sampleRate
+    }
+
+    /// The end mark at `milliseconds` into the sound.
+    func reachedEnd(atMilliseconds milliseconds: Int32) {
+        end = end ?? Int(milliseconds) * sampleRate / 1000
     }
 
     /// Returns 1 to make espeak-ng abandon the text.
     func receive(_ samples: UnsafeMutablePointer<Int16>?, _ count: Int32, _ position: Int32) -> Int32 {
         guard error == nil else { return 1 }
         do {
-            if let samples, count > 0 { try onChunk(UnsafeBufferPointer(start: samples, count: Int(count))) }
+            let count = min(Int(count), max(0, (end ?? .max) - delivered))
+            if let samples, count > 0 {
+                try onChunk(UnsafeBufferPointer(start: samples, count: count))
+                delivered += count
+            }
             if position > 0 { onProgress?(min(Double(position) / Double(characters), 1)) }
             return 0
         } catch {
@@ -222,11 +253,17 @@ private func synthCallback(
     _ samples: UnsafeMutablePointer<Int16>?, _ count: Int32, _ events: UnsafeMutablePointer<espeak_EVENT>?
 ) -> Int32 {
     guard let events, let userData = events.pointee.user_data else { return 0 }
+    let sink = Unmanaged<ChunkSink>.fromOpaque(userData).takeUnretainedValue()
     var position: Int32 = 0
     var event = events
     while event.pointee.type != espeakEVENT_LIST_TERMINATED {
         position = max(position, event.pointee.text_position)
+        if event.pointee.type == espeakEVENT_MARK, let name = event.pointee.id.name,
+            strcmp(name, EspeakSynthesizer.endMark) == 0
+        {
+            sink.reachedEnd(atMilliseconds: event.pointee.audio_position)
+        }
         event += 1
     }
-    return Unmanaged<ChunkSink>.fromOpaque(userData).takeUnretainedValue().receive(samples, count, position)
+    return sink.receive(samples, count, position)
 }
