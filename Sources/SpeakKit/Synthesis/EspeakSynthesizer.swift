@@ -216,8 +216,8 @@ private final class ChunkSink {
     private var end: Int?
 
     init(
-        onChunk: @escaping (UnsafeBufferPointer<Int16>) throws -> Void, onProgress: ((Double) -> Void)?, characters: Int,
-        sampleRate: Int
+        onChunk: @escaping (UnsafeBufferPointer<Int16>) throws -> Void, onProgress: ((Double) -> Void)?,
+        characters: Int, sampleRate: Int
     ) {
         self.onChunk = onChunk
         self.onProgress = onProgress
