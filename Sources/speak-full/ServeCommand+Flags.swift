@@ -47,7 +47,7 @@ extension ServeCommand {
                 }
             },
             setting("--host", value: "H", help: "the address to listen on (default 127.0.0.1)") { $0.host = $1 },
-            number("--port", value: "N", help: "the port (default 8080)") { $0.port = $1 },
+            number("--port", value: "N", help: "the port (default 8080; 0 picks a free one)") { $0.port = $1 },
             setting("--tokens", value: "FILE", help: "the tokens file: without one, no token is asked") {
                 $0.tokensFile = $1
             },

@@ -68,8 +68,9 @@ enum ServeCommand {
             return print(TokenStore.hashLine(for: hashToken, name: tokenName))
         }
         for override in overrides { override(&configuration) }
-        guard (1...65535).contains(configuration.port) else {
-            throw UsageError("the port must be 1 to 65535, not \(configuration.port)")
+        // 0 binds a free port, which the "listening on" line names.
+        guard (0...65535).contains(configuration.port) else {
+            throw UsageError("the port must be 0 to 65535, not \(configuration.port)")
         }
         // A limit of nothing would refuse every request: a mistake, not a setting.
         guard configuration.rateLimitPerMinute > 0, configuration.rateLimitBurst > 0 else {

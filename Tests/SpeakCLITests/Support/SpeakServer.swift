@@ -31,20 +31,36 @@ final class RunningServer {
             let cacheDirectory = self.directory.appendingPathComponent("cache")
             let hashed = try Speak.run(["serve", "--hash-token", token, "--name", "tests"])
             try Data(hashed.stdout.utf8).write(to: tokensFile)
-            port = try Self.freePort()
             var variables = ProcessInfo.processInfo.environment
             variables.merge(environment) { $1 }
-            process = try Speak.start(
+            // Port 0: the server binds a free one and prints it, so no two tests race for a port.
+            let started = try Speak.start(
                 [
-                    "serve", "--port", String(port), "--cache-dir", cacheDirectory.path, "--workers", "2",
+                    "serve", "--port", "0", "--cache-dir", cacheDirectory.path, "--workers", "2",
                 ] + (open ? [] : ["--tokens", tokensFile.path]) + extra,
                 environment: variables)
+            do { port = try Self.boundPort(of: started) } catch {
+                _ = started.terminate()
+                throw error
+            }
+            process = started
         } catch {
             if let made { try? FileManager.default.removeItem(at: made) }
             throw error
         }
         // From here a failure releases a whole instance: deinit stops the server and cleans up.
         try waitUntilHealthy()
+    }
+
+    /// The port in the server's "listening on http://HOST:PORT" line, once it prints it.
+    static func boundPort(of process: Subprocess) throws -> Int {
+        var port: Int?
+        try poll("speak serve to say its port", seconds: 20) {
+            let line = process.stdoutSoFar.split(separator: "\n").first { $0.contains("listening on http://") }
+            port = line.flatMap { $0.split(separator: ":").last }.flatMap { Int($0) }
+            return port != nil
+        }
+        return port!
     }
 
     deinit {

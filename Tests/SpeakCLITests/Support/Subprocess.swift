@@ -15,7 +15,9 @@ final class Subprocess: @unchecked Sendable {
 
     let pid: pid_t
     private static let spawning = NSLock()
+    /// What the child has written so far; appended as it arrives, under `reading`.
     private var output: (stdout: Data, stderr: Data) = (Data(), Data())
+    private let reading = NSLock()
     /// How the child exited (its wait status) and when, once reaped: from then on its ID may be
     /// another process's. Set and read under the lock.
     private let reaping = NSLock()
@@ -76,8 +78,8 @@ final class Subprocess: @unchecked Sendable {
             throw TestFailure("cannot start \(executable): \(String(cString: strerror(error)))")
         }
         self.pid = pid
-        collect(pipes.stdout.read) { self.output.stdout = $0 }
-        collect(pipes.stderr.read) { self.output.stderr = $0 }
+        collect(pipes.stdout.read) { self.output.stdout += $0 }
+        collect(pipes.stderr.read) { self.output.stderr += $0 }
         let stdin = pipes.stdin.write
         Thread.detachNewThread {
             if let input {
@@ -103,13 +105,27 @@ final class Subprocess: @unchecked Sendable {
         return (descriptors[0], descriptors[1])
     }
 
-    private func collect(_ descriptor: Int32, into store: @escaping @Sendable (Data) -> Void) {
+    /// Reads `descriptor` until end of file, handing each piece to `append` under `reading`, so a
+    /// test can read what a running child has printed (``stdoutSoFar``).
+    private func collect(_ descriptor: Int32, append: @escaping @Sendable (Data) -> Void) {
         readers.enter()
-        Thread.detachNewThread { [readers] in
-            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-            store(handle.readDataToEndOfFile())
+        Thread.detachNewThread { [readers, reading] in
+            defer { close(descriptor) }
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = read(descriptor, &buffer, buffer.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                let piece = Data(buffer[..<count])
+                reading.withLock { append(piece) }
+            }
             readers.leave()
         }
+    }
+
+    /// What the child has written to its standard output so far.
+    var stdoutSoFar: String {
+        reading.withLock { String(decoding: output.stdout, as: UTF8.self) }
     }
 
     /// Sends `signal`, unless the child has been reaped already.
@@ -135,8 +151,8 @@ final class Subprocess: @unchecked Sendable {
         let signaled = status & 0x7f != 0
         return Result(
             status: signaled ? -1 : (status >> 8) & 0xff, signal: signaled ? status & 0x7f : nil,
-            stdout: String(decoding: output.stdout, as: UTF8.self),
-            stderr: String(decoding: output.stderr, as: UTF8.self),
+            stdout: reading.withLock { String(decoding: output.stdout, as: UTF8.self) },
+            stderr: reading.withLock { String(decoding: output.stderr, as: UTF8.self) },
             exitTime: exitTime)
     }
 
