@@ -113,7 +113,9 @@ extension WhisperTranscriber {
         }
         let begin = whisper_token_beg(ctx)
         func time(_ centiseconds: Int) -> whisper_token { begin + whisper_token(min(1500, max(0, centiseconds / 2))) }
-        var all = tokens(prompt)
+        // With a space before it, as faster-whisper and OpenAI's whisper tokenize an initial prompt.
+        let trimmed = prompt.trimmingCharacters(in: .whitespacesAndNewlines)
+        var all = trimmed.isEmpty ? [] : tokens(" " + trimmed)
         for segment in previous {
             all +=
                 [time(segment.t0)] + tokens(" " + segment.text.trimmingCharacters(in: .whitespaces)) + [

@@ -170,7 +170,10 @@ final class OpenAITranscriptionTests {
         let object = try #require(
             (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any], "\(output)")
         #expect(object["task"] as? String == "translate" && object["language"] as? String == "de", "\(output)")
-        #expect((object["text"] as? String)?.lowercased().contains("park") == true, "\(output)")
+        // The same translation either way. Past "Good morning" its words are a temperature
+        // fallback's sample, here as in faster-whisper (which writes "a new car" or "the park").
+        let translated = (object["text"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(translated == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(output)")
         // The same audio transcribed is German.
         let german = try transcribe(
             #"client.audio.transcriptions.create(model="whisper-1", file=audio)"#, file: file,
