@@ -90,7 +90,7 @@ package struct SpeakCommand {
         let engine = SpeechEngine(catalog: catalog, synthesizers: tool.synthesizers, cache: cache)
         let progress = options.progress && !options.quiet ? ProgressBar() : nil
         defer { progress?.end() }
-        let outcome: SpeechEngine.Outcome
+        let outcome: ReplyInfo
         if let output = options.output {
             outcome = try writeFile(output) { write in
                 try engine.synthesize(request, onProgress: progress?.show) { chunk in

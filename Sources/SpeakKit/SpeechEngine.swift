@@ -62,25 +62,7 @@ public final class SpeechEngine: Sendable {
         return ranks.lazy.compactMap { rank in speaking.first(where: rank) }.first
     }
 
-    // MARK: - Replies
-
-    /// How a reply came about, for the front end to tell its user.
-    public struct Outcome: Sendable {
-        /// The voice that spoke instead of the one asked for, and why (its engine failed).
-        public var fallback: (voice: String, reason: String)?
-        public var fromCache = false
-        /// How long the speech lasts, in seconds, when it was played (``play(_:on:onProgress:)``).
-        public var seconds = 0.0
-    }
-
-    public func cacheKey(for request: SynthesisRequest) -> ReplyKey {
-        ReplyKey(speaking: request.text, options: request.options, format: request.format.rawValue, mp3: request.mp3)
-    }
-
-    /// The stored reply for `request`, if one was made before.
-    public func cachedReply(for request: SynthesisRequest) -> Data? {
-        cache?.data(for: cacheKey(for: request))
-    }
+    // MARK: - Synthesis
 
     /// The rate of an empty reply from an engine that does not say its rate before it speaks.
     static let emptyReplyRate = 22050
@@ -90,7 +72,7 @@ public final class SpeechEngine: Sendable {
     @discardableResult
     public func synthesize(
         _ request: SynthesisRequest, onProgress: ((Double) -> Void)? = nil, onChunk: (PCMChunk) throws -> Void
-    ) throws -> Outcome {
+    ) throws -> ReplyInfo {
         let voice = request.voice
         let synthesizer = try self.synthesizer(for: voice)
         var started = false
@@ -106,173 +88,26 @@ public final class SpeechEngine: Sendable {
                 let rate = synthesizer.sampleRate(of: voice) ?? Self.emptyReplyRate
                 try [Int16]().withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: rate)) }
             }
-            return Outcome()
+            return ReplyInfo()
         } catch {
             guard !started, let fallback = fallbackVoice(for: voice, after: error) else { throw error }
             var local = request
             local.voice = fallback
             try self.synthesizer(for: fallback).synthesize(
                 local.text, options: local.options, onProgress: onProgress, onChunk: onChunk)
-            return Outcome(fallback: (fallback.name, String(describing: error)))
+            var info = ReplyInfo()
+            info.fallback = (fallback.name, String(describing: error))
+            return info
         }
     }
 
     /// The local voice that answers for `voice` when its engine fails with `error`: only for
     /// engines that do not stream (remote ones), named by the voice's `fallback` setting.
-    private func fallbackVoice(for voice: Voice, after error: any Error) -> Voice? {
+    func fallbackVoice(for voice: Voice, after error: any Error) -> Voice? {
         guard error is any FallbackEligible else { return nil }
         let name = voice.fallbackName ?? VoiceCatalog.defaultVoiceName
         guard let fallback = try? catalog.voice(named: name), fallback.engine != voice.engine else { return nil }
         return fallback
-    }
-
-    /// Encodes `request` in its format as it is synthesised, handing the bytes to `write` as they
-    /// are ready, and stores the complete reply in the cache. The reply never depends on the cache:
-    /// a cache that cannot be written is dropped for this reply, and its fault logged once.
-    /// A reply spoken by a fallback voice is not cached (the next request tries the engine again).
-    @discardableResult
-    public func encodeReply(_ request: SynthesisRequest, write: (Data) throws -> Void) throws -> Outcome {
-        var entry = beginCacheEntry(for: request)
-        defer { entry?.abandon() }
-        var wrote = false
-        func emit(_ bytes: Data) throws {
-            guard !bytes.isEmpty else { return }
-            wrote = true
-            try write(bytes)
-            if let current = entry {
-                do { try current.append(bytes) } catch {
-                    noteCacheFault(error)
-                    current.abandon()
-                    entry = nil
-                }
-            }
-        }
-        let synthesizer = try self.synthesizer(for: request.voice)
-        let outcome: Outcome
-        do {
-            if let encoded = try synthesizer.encodedReply(
-                request.text, options: request.options, format: request.format)
-            {
-                try emit(encoded)
-                outcome = Outcome()
-            } else {
-                outcome = try encodePCM(request, emit: emit)
-            }
-        } catch {
-            // Once bytes are out, a fallback's reply would follow them as a second file.
-            guard !wrote, let fallback = fallbackVoice(for: request.voice, after: error) else { throw error }
-            var local = request
-            local.voice = fallback
-            entry?.abandon()
-            entry = nil
-            _ = try encodePCM(local, emit: emit)
-            return Outcome(fallback: (fallback.name, String(describing: error)))
-        }
-        if outcome.fallback == nil, let current = entry {
-            do {
-                try current.commit()
-                noteCacheStored()
-            } catch { noteCacheFault(error) }
-        }
-        entry = nil
-        return outcome
-    }
-
-    private func encodePCM(_ request: SynthesisRequest, emit: (Data) throws -> Void) throws -> Outcome {
-        var encoder: ReplyEncoder?
-        var (sampleCount, sampleRate) = (0, 24000)
-        let outcome = try synthesize(request) { chunk in
-            if encoder == nil {
-                encoder = try ReplyEncoder(format: request.format, inputRate: chunk.sampleRate, mp3: request.mp3)
-                sampleRate = chunk.sampleRate
-            }
-            sampleCount += chunk.samples.count
-            try emit(encoder!.encode(chunk.samples))
-        }
-        if sampleCount < sampleRate / 10 {
-            // Next to nothing to say ("…", "()": no samples from Piper, 7 ms from espeak-ng): padded
-            // to a tenth of a second, so the reply is still a file a player opens (it was 0 bytes of
-            // AAC, a lone WAV header, an Ogg with no audio page).
-            if encoder == nil {
-                encoder = try ReplyEncoder(format: request.format, inputRate: sampleRate, mp3: request.mp3)
-            }
-            let silence = [Int16](repeating: 0, count: sampleRate / 10 - sampleCount)
-            try silence.withUnsafeBufferPointer { try emit(encoder!.encode($0)) }
-        }
-        try emit(encoder!.finish())
-        return outcome
-    }
-
-    /// The whole reply at once: from the cache, or synthesised (and cached).
-    public func reply(_ request: SynthesisRequest) throws -> (Data, Outcome) {
-        if let cached = cachedReply(for: request) { return (cached, Outcome(fromCache: true)) }
-        var data = Data()
-        let outcome = try encodeReply(request) { data.append($0) }
-        return (data, outcome)
-    }
-
-    /// Speaks `request` on `player` and returns once it has been heard. With a cache, a reply made
-    /// before plays from it and a new one is stored as it is spoken.
-    @discardableResult
-    public func play(_ request: SynthesisRequest, on player: Player, onProgress: ((Double) -> Void)? = nil) throws
-        -> Outcome
-    {
-        var request = request
-        request.format = .mp3
-        if let cached = cachedReply(for: request), let pcm = try? PCMBuffer(audio: cached) {
-            try player.play(pcm)
-            return Outcome(fromCache: true, seconds: pcm.duration)
-        }
-        let synthesizer = try synthesizer(for: request.voice)
-        let rate = synthesizer.sampleRate(of: request.voice)
-        var seconds = 0.0
-        func heard(_ chunk: PCMChunk) { seconds += Double(chunk.samples.count) / Double(chunk.sampleRate) }
-        guard cache != nil else {
-            var outcome = try player.play(expectedSampleRate: rate) { write in
-                try synthesize(request, onProgress: onProgress) { chunk in
-                    heard(chunk)
-                    try write(chunk)
-                }
-            }
-            outcome.seconds = seconds
-            return outcome
-        }
-        // An engine that answers whole (an upstream) is stored as it came, then played.
-        if !synthesizer.features.contains(.streaming) {
-            var (reply, outcome) = try self.reply(request)
-            let pcm = try PCMBuffer(audio: reply)
-            try player.play(pcm)
-            outcome.seconds = pcm.duration
-            return outcome
-        }
-        // Played and encoded for the cache as it comes, from one synthesis.
-        var entry = beginCacheEntry(for: request)
-        defer { entry?.abandon() }
-        var encoder: MP3Encoder?
-        var outcome = try player.play(expectedSampleRate: rate) { write in
-            try synthesize(request, onProgress: onProgress) { chunk in
-                heard(chunk)
-                try write(chunk)
-                guard let current = entry else { return }
-                do {
-                    if encoder == nil { encoder = try MP3Encoder(inputRate: chunk.sampleRate, settings: request.mp3) }
-                    try current.append(encoder!.encode(Array(chunk.samples)))
-                } catch {
-                    noteCacheFault(error)
-                    entry = nil
-                }
-            }
-        }
-        outcome.seconds = seconds
-        if outcome.fallback == nil, let current = entry, let encoder {
-            do {
-                try current.append(encoder.finish())
-                try current.commit()
-                noteCacheStored()
-            } catch { noteCacheFault(error) }
-        }
-        entry = nil
-        return outcome
     }
 
     // MARK: - The cache's health
@@ -280,17 +115,9 @@ public final class SpeechEngine: Sendable {
     /// Why the cache last failed to store a reply, if none has been stored since; `nil` while it works.
     public var cacheProblem: String? { cacheFault.withLock { $0 } }
 
-    private func beginCacheEntry(for request: SynthesisRequest) -> ReplyCache.Entry? {
-        guard let cache else { return nil }
-        do { return try cache.beginEntry(for: cacheKey(for: request)) } catch {
-            noteCacheFault(error)
-            return nil
-        }
-    }
-
     /// Logged once per fault: until a reply is stored again (a full disk that was cleared, a reply
     /// too big for it followed by a small one), when the fault is forgotten.
-    private func noteCacheFault(_ error: any Error) {
+    func noteCacheFault(_ error: any Error) {
         let first = cacheFault.withLock { fault -> Bool in
             defer { if fault == nil { fault = String(describing: error) } }
             return fault == nil
@@ -300,7 +127,7 @@ public final class SpeechEngine: Sendable {
         }
     }
 
-    private func noteCacheStored() {
+    func noteCacheStored() {
         cacheFault.withLock { $0 = nil }
     }
 }

@@ -6,15 +6,12 @@ extension SpeechService {
     /// `stream_format: "sse"`: the reply's audio as `speech.audio.delta` events (base64, as it is
     /// encoded), then `speech.audio.done` with `usage`. From the cache when the reply was made before.
     func speakEvents(_ order: SpeechOrder, client: String?) throws -> HTTPResponse {
-        let request = order.request
-        // A reply held in memory is taken here; one on disk is read by the stream, off the
-        // connection threads.
-        let decision = engine.decision(for: request)
-        if case .make = decision {
-            try admit(client)
-            try engine.refuseIfUnavailable(order.voice)
-        }
-        let hit = if case .make = decision { false } else { true }
+        let reply = try engine.reply(ReplyRequest(order.request, admit: { [self] in try admit(client) }))
+        let hit =
+            switch reply {
+            case .ready(_, let info), .later(let info, _), .stream(let info, _), .unchanged(let info): info.fromCache
+            case .samples: false
+            }
         // No audio tokens here: the text's tokens are estimated as OpenAI's rule of thumb has it.
         let inputTokens = (order.text.utf8.count + 3) / 4
         let headers = [
@@ -23,25 +20,23 @@ extension SpeechService {
         ]
         return HTTPResponse(
             headers: headers,
-            body: .stream { [engine] write in
+            body: .stream { write in
                 func send(_ event: JSONValue) throws {
                     try write(Data("data: ".utf8) + event.data + Data("\n\n".utf8))
                 }
                 func delta(_ audio: Data) throws {
                     try send(["type": "speech.audio.delta", "audio": .string(audio.base64EncodedString())])
                 }
-                let cached: Data? =
-                    switch decision {
-                    case .held(let held): held
-                    case .stored(let key): engine.storedReply(key)
-                    case .make: nil
+                func deltas(_ whole: Data) throws {
+                    for start in stride(from: 0, to: whole.count, by: 32 << 10) {
+                        try delta(whole[start..<min(start + 32 << 10, whole.count)])
                     }
-                if let cached {
-                    for start in stride(from: 0, to: cached.count, by: 32 << 10) {
-                        try delta(cached[start..<min(start + 32 << 10, cached.count)])
-                    }
-                } else {
-                    try engine.encodeReply(request) { try delta($0) }
+                }
+                switch reply {
+                case .ready(let data, _): try deltas(data)
+                case .later(_, let make): try deltas(make().0)
+                case .stream(_, let write): _ = try write { try delta($0) }
+                case .unchanged, .samples: preconditionFailure("an SSE reply is audio")
                 }
                 try send([
                     "type": "speech.audio.done",

@@ -50,76 +50,18 @@ extension SpeechService {
     }
 
     private func speak(_ request: SynthesisRequest, into reply: inout WorkerFrame.ReplyWriter) throws {
-        let cached: Data? =
-            switch engine.decision(for: request) {
-            case .held(let held): held
-            case .stored(let key): engine.storedReply(key)
-            case .make: nil
-            }
-        if let cached, let pcm = try? PCMBuffer(audio: cached) {
-            try Self.send(pcm, into: &reply)
-            return
+        guard case .samples(let produce) = try engine.reply(ReplyRequest(request, delivery: .samples)) else {
+            preconditionFailure("a samples delivery is samples")
         }
-        // A voice that cannot speak here is refused now, before any audio.
-        let plan = try engine.plan(request)
-        guard plan.streams else {
-            // A remote engine's reply comes whole, in whatever WAV layout it has.
-            try Self.send(PCMBuffer(audio: engine.reply(request).0), into: &reply)
-            return
+        _ = try produce(nil) { chunk in
+            try reply.append(chunk)
+            try reply.flush()
         }
-        var wav = StreamedWAV()
-        try engine.encodeReply(request) { bytes in
-            try wav.take(bytes) { chunk in
-                try reply.append(chunk)
-                try reply.flush()
-            }
-        }
-        try reply.finish()
-    }
-
-    private static func send(_ pcm: PCMBuffer, into reply: inout WorkerFrame.ReplyWriter) throws {
-        try pcm.samples.withUnsafeBufferPointer { try reply.append(PCMChunk(samples: $0, sampleRate: pcm.sampleRate)) }
         try reply.finish()
     }
 
     private static func setTimeout(_ option: Int32, seconds: Int, on connection: Int32) {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(connection, SOL_SOCKET, option, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    }
-}
-
-/// The PCM of a WAV reply as the engine encodes it (``ReplyEncoder``: a 44-byte header whose
-/// sizes say "to the end", then the samples), passed on as it comes.
-private struct StreamedWAV {
-    private var head = Data()
-    private var sampleRate: Int?
-    /// The first byte of a sample split between two writes.
-    private var odd: UInt8?
-
-    mutating func take(_ bytes: Data, onChunk: (PCMChunk) throws -> Void) throws {
-        var body = bytes
-        if sampleRate == nil {
-            head += bytes
-            guard head.count >= 44 else { return }
-            let format = try WAV.format(of: head.prefix(44))
-            guard format.encoding == 1, format.channels == 1, format.bitsPerSample == 16,
-                format.samples.lowerBound == 44
-            else { throw AudioFileError.notAudio("the engine's WAV is not 16-bit mono PCM") }
-            sampleRate = format.sampleRate
-            body = head.dropFirst(44)
-            head = Data()
-        }
-        if let first = odd {
-            body.insert(first, at: body.startIndex)
-            odd = nil
-        }
-        if body.count % 2 == 1 { odd = body.popLast() }
-        guard !body.isEmpty, let sampleRate else { return }
-        let samples = body.withUnsafeBytes { bytes in
-            (0..<bytes.count / 2).map {
-                Int16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self))
-            }
-        }
-        try samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: sampleRate)) }
     }
 }

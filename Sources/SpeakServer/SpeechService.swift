@@ -1,7 +1,6 @@
 import Foundation
 import SpeakKit
 import SpeakMedia
-import SpeakUpstream
 
 /// The HTTP face of the ``SpeechEngine`` behind `speak serve`: routes, auth and limits, and the
 /// mapping of requests and errors. Cached replies are answered on the server's threads; new ones
@@ -180,7 +179,8 @@ public final class SpeechService: Sendable {
         var response: HTTPResponse =
             switch error {
             case let error as HTTPError: error.response
-            case let error as UpstreamError:
+            // A remote engine that failed, where no local voice answered for it.
+            case let error as any FallbackEligible:
                 HTTPError(502, "upstream failed and no local fallback voice: \(error)", code: "upstream_failed")
                     .response
             case let error as SynthesisError:
@@ -244,76 +244,55 @@ public final class SpeechService: Sendable {
         -> HTTPResponse
     {
         if order.streamFormat == .sse { return try speakEvents(order, client: client) }
-        let request = order.request
-        let key = engine.cacheKey(for: request)
-        let etag = "\"\(key.digest)\""
-        // Public, so a shared cache (nginx) may keep it, but only per Authorization: one token's
-        // reply is never served to another, and the cache keys on a hash of the header, not the token.
-        var headers = [
-            ("Content-Type", order.format.contentType), ("ETag", etag), ("Cache-Control", "public, max-age=86400"),
-            ("Vary", "Authorization"),
-        ]
         // Compared weakly, as RFC 9110 asks of If-None-Match: a proxy that compressed the reply
         // marks its tag weak (W/"…").
-        if let ifNoneMatch,
-            ifNoneMatch.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains(where: {
-                $0 == etag || $0 == "W/" + etag || $0 == "*"
-            })
-        {
-            return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
-        }
-        switch engine.decision(for: key) {
-        case .held(let held):
-            return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(held))
-        case .stored(let key):
+        let held = ifNoneMatch.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
+        let reply = try engine.reply(
+            ReplyRequest(
+                order.request, delivery: whole ? .whole : .streamed, admit: { [self] in try admit(client) },
+                clientHolds: { tag in held.contains { $0 == "\"\(tag)\"" || $0 == "W/\"\(tag)\"" || $0 == "*" } }))
+        let contentType = order.format.contentType
+        switch reply {
+        case .unchanged(let info):
+            return HTTPResponse(status: 304, headers: Self.headers(info, contentType: nil))
+        case .ready(let data, let info):
+            return HTTPResponse(headers: Self.headers(info, contentType: contentType), body: .data(data))
+        case .later(_, let make):
             return HTTPResponse(
-                body: .deferred { [self, headers] in
-                    if let stored = engine.storedReply(key) {
-                        return HTTPResponse(headers: headers + [("X-Speak-Cache", "hit")], body: .data(stored))
-                    }
-                    // Evicted or damaged since it was seen: made again, whole.
+                body: .deferred {
                     do {
-                        try admit(client)
-                        let plan = try engine.plan(request, whole: true)
-                        return wholeReply(request, headers: Self.missHeaders(headers, plan))
+                        let (data, info) = try make()
+                        return HTTPResponse(headers: Self.headers(info, contentType: contentType), body: .data(data))
                     } catch {
                         return Self.response(for: error)
                     }
                 })
-        case .make:
-            try admit(client)
-            let plan = try engine.plan(request, whole: whole)
-            headers = Self.missHeaders(headers, plan)
-            guard plan.streams else {
-                // A remote engine answers whole: wait for it, so a fallback voice can say so in the headers.
-                return HTTPResponse(body: .deferred { [self, headers] in wholeReply(request, headers: headers) })
-            }
+        case .stream(let info, let write):
             return HTTPResponse(
-                headers: headers, body: .stream { [engine] write in try engine.encodeReply(request, write: write) })
+                headers: Self.headers(info, contentType: contentType), body: .stream { _ = try write($0) })
+        case .samples:
+            preconditionFailure("an encoded delivery is not samples")
         }
     }
 
-    /// A reply's headers when it is made now: a miss, and the upstream that makes it, if any.
-    private static func missHeaders(_ headers: [(String, String)], _ plan: SpeechEngine.ReplyPlan) -> [(String, String)]
-    {
-        headers + [("X-Speak-Cache", "miss")] + (plan.upstream.map { [("X-Speak-Upstream", $0)] } ?? [])
-    }
-
-    /// The reply made whole, on a response thread. A fallback voice that answered for a remote
-    /// engine says so in the headers, and is not cached by anyone.
-    private func wholeReply(_ request: SynthesisRequest, headers: [(String, String)]) -> HTTPResponse {
-        do {
-            let (reply, outcome) = try engine.reply(request)
-            guard let fallback = outcome.fallback else { return HTTPResponse(headers: headers, body: .data(reply)) }
-            let marked =
-                headers.filter { !["ETag", "Cache-Control", "X-Speak-Upstream"].contains($0.0) } + [
-                    ("Cache-Control", "no-store"), ("X-Speak-Fallback", fallback.voice),
-                    ("X-Speak-Upstream-Error", fallback.reason),
-                ]
-            return HTTPResponse(headers: marked, body: .data(reply))
-        } catch {
-            return Self.response(for: error)
+    /// A reply's headers. Public, so a shared cache (nginx) may keep it, but only per
+    /// Authorization: one token's reply is never served to another, and the cache keys on a hash
+    /// of the header, not the token. A fallback voice that answered for a remote engine says so,
+    /// and is not cached by anyone.
+    private static func headers(_ info: ReplyInfo, contentType: String?) -> [(String, String)] {
+        var headers = contentType.map { [("Content-Type", $0)] } ?? []
+        if let fallback = info.fallback {
+            return headers + [
+                ("Vary", "Authorization"), ("Cache-Control", "no-store"), ("X-Speak-Cache", "miss"),
+                ("X-Speak-Fallback", fallback.voice), ("X-Speak-Upstream-Error", fallback.reason),
+            ]
         }
+        if let tag = info.tag { headers.append(("ETag", "\"\(tag)\"")) }
+        headers += [("Cache-Control", "public, max-age=86400"), ("Vary", "Authorization")]
+        guard contentType != nil else { return headers }
+        headers.append(("X-Speak-Cache", info.fromCache ? "hit" : "miss"))
+        if let upstream = info.upstream { headers.append(("X-Speak-Upstream", upstream)) }
+        return headers
     }
 
     /// Speaks on the server's own device, through the same playback lock as the command line,

@@ -3,8 +3,8 @@ import SpeakKit
 import SpeakTestSupport
 import Testing
 
-/// The engine's answer to "held, stored or make it" and how a new reply is made, which every HTTP
-/// speech route and the SSE stream map to responses. Test-only engines plugged in as real ones are.
+/// The one reply call: held, stored or made, streamed or whole, admitted, refused, as every
+/// front end maps it onto its wire. Test-only engines plugged in as real ones are.
 @Suite("PluggedEngineReplies")
 struct PluggedEngineReplyTests {
     static let voice = Voice(name: "scripted", language: "en-US", engine: "scripted")
@@ -27,61 +27,101 @@ struct PluggedEngineReplyTests {
         try body(directory)
     }
 
+    /// Which kind of reply came, and whether its info says it is from the cache.
+    static func kind(_ reply: Reply) -> String {
+        switch reply {
+        case .unchanged: "unchanged"
+        case .ready(_, let info): info.fromCache ? "held" : "ready"
+        case .later(let info, _): info.fromCache ? "stored" : "whole"
+        case .stream: "stream"
+        case .samples: "samples"
+        }
+    }
+
     @Test("without a cache every reply is made")
     func noCache() throws {
         let engine = try Self.engine()
-        _ = try engine.reply(Self.request)
-        guard case .make = engine.decision(for: Self.request) else {
-            Issue.record("expected make")
-            return
-        }
+        _ = try engine.reply(ReplyRequest(Self.request)).collected()
+        #expect(Self.kind(try engine.reply(ReplyRequest(Self.request))) == "stream")
     }
 
     @Test("a reply is made, then stored; once read it is held in memory")
     func madeStoredHeld() throws {
         try withDirectory { directory in
             let engine = try Self.engine(cache: directory)
-            guard case .make = engine.decision(for: Self.request) else {
-                Issue.record("expected make before the reply exists")
-                return
-            }
-            let (made, _) = try engine.reply(Self.request)
-            guard case .stored(let key) = engine.decision(for: Self.request) else {
-                Issue.record("expected the new reply stored on disk")
-                return
-            }
-            #expect(engine.storedReply(key) == made)
-            guard case .held(let held) = engine.decision(for: Self.request) else {
-                Issue.record("expected the read reply held in memory")
-                return
-            }
-            #expect(held == made)
+            let first = try engine.reply(ReplyRequest(Self.request))
+            #expect(Self.kind(first) == "stream")
+            let (made, info) = try first.collected()
+            #expect(!info.fromCache)
+            let second = try engine.reply(ReplyRequest(Self.request))
+            #expect(Self.kind(second) == "stored")
+            let (stored, storedInfo) = try second.collected()
+            #expect(stored == made && storedInfo.fromCache && storedInfo.tag == info.tag)
+            let third = try engine.reply(ReplyRequest(Self.request))
+            #expect(Self.kind(third) == "held")
+            #expect(try third.collected().0 == made)
         }
     }
 
-    @Test("a stored reply evicted after it was seen reads as nil, so it is made again")
+    @Test("a stored reply evicted after it was seen is made again, and charged")
     func storedThenGone() throws {
         try withDirectory { directory in
             let engine = try Self.engine(cache: directory)
-            _ = try engine.reply(Self.request)
-            guard case .stored(let key) = engine.decision(for: Self.request) else {
-                Issue.record("expected the reply stored on disk")
-                return
-            }
+            let (made, _) = try engine.reply(ReplyRequest(Self.request)).collected()
+            let admitted = Locked(0)
+            let reply = try engine.reply(ReplyRequest(Self.request, admit: { admitted.withLock { $0 += 1 } }))
+            #expect(Self.kind(reply) == "stored")
             for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
                 try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
             }
-            #expect(engine.storedReply(key) == nil)
+            let (again, info) = try reply.collected()
+            #expect(again == made && !info.fromCache)
+            #expect(admitted.withLock { $0 } == 1)
         }
+    }
+
+    @Test("only a reply that is made is admitted; a refusal makes nothing")
+    func admission() throws {
+        try withDirectory { directory in
+            let synthesizer = ScriptedSynthesizer()
+            let engine = SpeechEngine(
+                catalog: VoiceCatalog(voices: [Self.voice]),
+                synthesizers: SynthesizerRegistry(["scripted": { synthesizer }]),
+                cache: try ReplyCache(directory: directory, maximumBytes: 1 << 20))
+            struct Refused: Error {}
+            #expect(throws: Refused.self) { try engine.reply(ReplyRequest(Self.request, admit: { throw Refused() })) }
+            #expect(synthesizer.requests.withLock { $0 }.isEmpty)
+            _ = try engine.reply(ReplyRequest(Self.request)).collected()
+            // Held or stored now: a refusing rate limit is not asked.
+            let hit = try engine.reply(ReplyRequest(Self.request, admit: { throw Refused() }))
+            #expect(try hit.collected().1.fromCache)
+            #expect(synthesizer.requests.withLock { $0 }.count == 1)
+        }
+    }
+
+    @Test("a client that holds the reply's tag gets 'unchanged', made or not, and nothing is made")
+    func clientHolds() throws {
+        var script = ScriptedSynthesizer.Script()
+        script.failsAfter = 0
+        script.failure = ScriptedSynthesizer.Fault()
+        let engine = try Self.engine(script)
+        let tag = engine.cacheKey(for: Self.request).digest
+        let reply = try engine.reply(ReplyRequest(Self.request, clientHolds: { $0 == tag }))
+        guard case .unchanged(let info) = reply else {
+            Issue.record("expected unchanged, got \(Self.kind(reply))")
+            return
+        }
+        #expect(info.tag == tag)
+        #expect(Self.kind(try engine.reply(ReplyRequest(Self.request, clientHolds: { $0 != tag }))) == "stream")
     }
 
     @Test("a streaming engine's reply streams unless asked whole; one that answers whole never streams")
     func streamsOrWhole() throws {
-        #expect(try Self.engine().plan(Self.request).streams)
-        #expect(try !Self.engine().plan(Self.request, whole: true).streams)
+        #expect(Self.kind(try Self.engine().reply(ReplyRequest(Self.request))) == "stream")
+        #expect(Self.kind(try Self.engine().reply(ReplyRequest(Self.request, delivery: .whole))) == "whole")
         var whole = ScriptedSynthesizer.Script()
         whole.features = [.rate]
-        #expect(try !Self.engine(whole).plan(Self.request).streams)
+        #expect(Self.kind(try Self.engine(whole).reply(ReplyRequest(Self.request))) == "whole")
     }
 
     @Test("a voice that cannot speak here is refused before a streamed reply starts, not before a whole one")
@@ -89,8 +129,38 @@ struct PluggedEngineReplyTests {
         var script = ScriptedSynthesizer.Script()
         script.problems = ["voice:scripted": "its model is missing"]
         let engine = try Self.engine(script)
-        #expect(throws: SynthesisError.self) { try engine.plan(Self.request) }
-        #expect(throws: SynthesisError.self) { try engine.refuseIfUnavailable(Self.voice) }
-        #expect(try !engine.plan(Self.request, whole: true).streams)
+        #expect(throws: SynthesisError.self) { try engine.reply(ReplyRequest(Self.request)) }
+        #expect(Self.kind(try engine.reply(ReplyRequest(Self.request, delivery: .whole))) == "whole")
+        guard case .samples(let play) = try engine.reply(ReplyRequest(Self.request, delivery: .samples)) else {
+            Issue.record("expected samples")
+            return
+        }
+        var chunks = 0
+        #expect(throws: SynthesisError.self) { try play(nil) { _ in chunks += 1 } }
+        #expect(chunks == 0)
+    }
+
+    @Test("samples are stored in the request's format as they are made, then come from the cache")
+    func samplesCached() throws {
+        try withDirectory { directory in
+            let engine = try Self.engine(cache: directory)
+            func samples() throws -> ([Int16], ReplyInfo) {
+                guard case .samples(let play) = try engine.reply(ReplyRequest(Self.request, delivery: .samples)) else {
+                    Issue.record("expected samples")
+                    return ([], ReplyInfo())
+                }
+                var heard: [Int16] = []
+                let info = try play(nil) { heard += $0.samples }
+                return (heard, info)
+            }
+            let (made, first) = try samples()
+            #expect(!first.fromCache && made.count == 480 && abs(first.seconds - 0.03) < 1e-9)
+            let (stored, info) = try engine.reply(ReplyRequest(Self.request)).collected()
+            #expect(info.fromCache)
+            // The WAV the cache keeps: the samples heard, padded to a tenth of a second.
+            #expect(Array(try PCMBuffer(audio: stored).samples.prefix(480)) == made)
+            let (again, second) = try samples()
+            #expect(second.fromCache && again.prefix(480) == made[...])
+        }
     }
 }

@@ -59,7 +59,7 @@ struct PluggedEngineTests {
         #expect(rates == [16000])
         // 160 samples at 16 kHz, then 29 chunks of 160 at 8 kHz: 10 ms + 580 ms, 9,440 samples at 16 kHz.
         #expect((9438...9440).contains(samples), "\(samples) samples")
-        let (wav, _) = try setup.engine.reply(Self.request())
+        let (wav, _) = try setup.engine.reply(ReplyRequest(Self.request())).collected()
         let pcm = try PCMBuffer(audio: wav)
         #expect(pcm.sampleRate == 16000 && (9438...9440).contains(pcm.samples.count), "\(pcm.samples.count)")
     }
@@ -84,7 +84,11 @@ struct PluggedEngineTests {
         let setup = Self.setup(script)
         var written = Data()
         #expect(throws: ScriptedSynthesizer.EngineDown.self) {
-            try setup.engine.encodeReply(Self.request()) { written.append($0) }
+            guard case .stream(_, let write) = try setup.engine.reply(ReplyRequest(Self.request())) else {
+                Issue.record("a streaming engine's reply streams")
+                return
+            }
+            _ = try write { written.append($0) }
         }
         #expect(setup.local.requests.withLock { $0 }.isEmpty)
         // One WAV header and two chunks, nothing after them.
@@ -97,7 +101,9 @@ struct PluggedEngineTests {
         script.failsAfter = 0
         script.failure = ScriptedSynthesizer.Fault()
         let setup = Self.setup(script)
-        #expect(throws: ScriptedSynthesizer.Fault.self) { try setup.engine.reply(Self.request()) }
+        #expect(throws: ScriptedSynthesizer.Fault.self) {
+            try setup.engine.reply(ReplyRequest(Self.request())).collected()
+        }
         #expect(setup.local.requests.withLock { $0 }.isEmpty)
     }
 
@@ -108,7 +114,7 @@ struct PluggedEngineTests {
         var local = ScriptedSynthesizer.Script()
         local.sampleRate = 22050
         let setup = Self.setup(script, local: local)
-        let (wav, outcome) = try setup.engine.reply(Self.request())
+        let (wav, outcome) = try setup.engine.reply(ReplyRequest(Self.request())).collected()
         #expect(outcome.fallback?.voice == "local")
         let pcm = try PCMBuffer(audio: wav)
         #expect(pcm.sampleRate == 22050)

@@ -43,9 +43,7 @@ struct WorkerPoolTests {
         let engine = SpeechEngine(
             catalog: VoiceCatalog(voices: []),
             synthesizers: SynthesizerRegistry([EspeakSynthesizer.engineName: { pool }]))
-        var reply = Data()
-        try engine.encodeReply(request) { reply += $0 }
-        return reply
+        return try engine.reply(ReplyRequest(request)).collected().0
     }
 
     @Test("an MP3 reply through a worker decodes to what synthesis in process gives")

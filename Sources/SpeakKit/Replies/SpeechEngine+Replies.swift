@@ -1,0 +1,252 @@
+import FoundationEssentials
+
+/// The one reply call: every front end asks ``reply(_:)`` and maps the ``Reply`` onto its wire.
+/// Whether a reply is held, stored or made, whether it streams, who may make it, and which voice
+/// answers when an engine fails are all decided here.
+extension SpeechEngine {
+    public func cacheKey(for request: SynthesisRequest) -> ReplyKey {
+        ReplyKey(speaking: request.text, options: request.options, format: request.format.rawValue, mp3: request.mp3)
+    }
+
+    /// The reply to `request`, as its delivery asks.
+    public func reply(_ request: ReplyRequest) throws -> Reply {
+        let synthesis = request.synthesis
+        let key = cacheKey(for: synthesis)
+        let tag = key.digest
+        if case .samples = request.delivery {
+            return .samples { [self] onProgress, onChunk in
+                try samples(request, key: key, onProgress: onProgress, onChunk: onChunk)
+            }
+        }
+        if request.clientHolds(tag) { return .unchanged(ReplyInfo(tag: tag, fromCache: true)) }
+        if let cache {
+            if let held = cache.heldData(for: key) { return .ready(held, ReplyInfo(tag: tag, fromCache: true)) }
+            if cache.hasStoredEntry(for: key) {
+                return .later(ReplyInfo(tag: tag, fromCache: true)) { [self] in
+                    if let stored = cache.storedData(for: key) { return (stored, ReplyInfo(tag: tag, fromCache: true)) }
+                    // Evicted or damaged since it was seen: made again, whole.
+                    try request.admit()
+                    let synthesizer = try self.synthesizer(for: synthesis.voice)
+                    return try whole(synthesis, key: key, upstream: synthesizer.source(of: synthesis.voice))
+                }
+            }
+        }
+        try request.admit()
+        let synthesizer = try self.synthesizer(for: synthesis.voice)
+        let upstream = synthesizer.source(of: synthesis.voice)
+        guard synthesizer.features.contains(.streaming), case .streamed = request.delivery else {
+            // A remote engine answers whole: waited for, so a fallback voice is named before the first byte.
+            return .later(ReplyInfo(tag: tag, upstream: upstream)) { [self] in
+                try whole(synthesis, key: key, upstream: upstream)
+            }
+        }
+        // Refused now, so the front end answers with an error, not a reply cut off after its first bytes.
+        if case .failure(let error)? = availability(of: synthesis.voice) { throw error }
+        return .stream(ReplyInfo(tag: tag, upstream: upstream)) { [self] write in
+            try encode(synthesis, key: key, upstream: upstream, write: write)
+        }
+    }
+
+    /// Speaks `request` on `player` and returns once it has been heard: from the cache when it was
+    /// made before, else stored as it is spoken.
+    @discardableResult
+    public func play(_ request: SynthesisRequest, on player: Player, onProgress: ((Double) -> Void)? = nil) throws
+        -> ReplyInfo
+    {
+        var request = request
+        request.format = .mp3
+        guard case .samples(let produce) = try reply(ReplyRequest(request, delivery: .samples)) else {
+            preconditionFailure("a samples delivery is played as samples")
+        }
+        let rate = try synthesizer(for: request.voice).sampleRate(of: request.voice)
+        return try player.play(expectedSampleRate: rate) { write in try produce(onProgress, write) }
+    }
+
+    // MARK: - Making replies
+
+    /// Made whole (and cached), on the caller's thread.
+    private func whole(_ request: SynthesisRequest, key: ReplyKey, upstream: String?) throws -> (Data, ReplyInfo) {
+        var data = Data()
+        let info = try encode(request, key: key, upstream: upstream) { data.append($0) }
+        return (data, info)
+    }
+
+    /// Encodes `request` in its format as it is synthesised, handing the bytes to `write` as they
+    /// are ready, and stores the complete reply in the cache. The reply never depends on the cache:
+    /// a cache that cannot be written is dropped for this reply, and its fault logged once.
+    private func encode(_ request: SynthesisRequest, key: ReplyKey, upstream: String?, write: (Data) throws -> Void)
+        throws -> ReplyInfo
+    {
+        var info = ReplyInfo(tag: key.digest, upstream: upstream)
+        let entry = CacheEntry(self, key: key)
+        var wrote = false
+        func emit(_ bytes: Data) throws {
+            guard !bytes.isEmpty else { return }
+            wrote = true
+            try write(bytes)
+            entry.append(bytes)
+        }
+        func encodePCM(_ request: SynthesisRequest) throws -> ReplyInfo {
+            var encoder = PaddedEncoder(format: request.format, mp3: request.mp3)
+            let outcome = try synthesize(request) { try emit(encoder.encode($0)) }
+            try emit(encoder.finish())
+            return outcome
+        }
+        let synthesizer = try self.synthesizer(for: request.voice)
+        do {
+            if let encoded = try synthesizer.encodedReply(
+                request.text, options: request.options, format: request.format)
+            {
+                try emit(encoded)
+            } else {
+                info.fallback = try encodePCM(request).fallback
+            }
+        } catch {
+            // Once bytes are out, a fallback's reply would follow them as a second file.
+            guard !wrote, let fallback = fallbackVoice(for: request.voice, after: error) else { throw error }
+            var local = request
+            local.voice = fallback
+            entry.abandon()
+            _ = try encodePCM(local)
+            info.fallback = (fallback.name, String(describing: error))
+        }
+        if info.fallback == nil { entry.commit() } else { entry.abandon() }
+        return info
+    }
+
+    /// PCM, from the cache when the reply was made before (decoded), else as it is synthesised,
+    /// with the reply encoded in its format for the cache beside it.
+    private func samples(
+        _ request: ReplyRequest, key: ReplyKey, onProgress: ((Double) -> Void)?, onChunk: (PCMChunk) throws -> Void
+    ) throws -> ReplyInfo {
+        let synthesis = request.synthesis
+        if let cached = cache?.data(for: key), let pcm = try? PCMBuffer(audio: cached) {
+            try pcm.samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: pcm.sampleRate)) }
+            var info = ReplyInfo(tag: key.digest, fromCache: true)
+            info.seconds = pcm.duration
+            return info
+        }
+        try request.admit()
+        let synthesizer = try self.synthesizer(for: synthesis.voice)
+        let upstream = synthesizer.source(of: synthesis.voice)
+        // An engine that answers whole (an upstream) is stored as it came, then decoded.
+        guard synthesizer.features.contains(.streaming) else {
+            var (data, info) = try whole(synthesis, key: key, upstream: upstream)
+            let pcm = try PCMBuffer(audio: data)
+            try pcm.samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: pcm.sampleRate)) }
+            info.seconds = pcm.duration
+            return info
+        }
+        if case .failure(let error)? = availability(of: synthesis.voice) { throw error }
+        let entry = CacheEntry(self, key: key)
+        var encoder = PaddedEncoder(format: synthesis.format, mp3: synthesis.mp3)
+        var info = ReplyInfo(tag: key.digest, upstream: upstream)
+        let outcome = try synthesize(synthesis, onProgress: onProgress) { chunk in
+            info.seconds += Double(chunk.samples.count) / Double(chunk.sampleRate)
+            try onChunk(chunk)
+            if entry.isOpen {
+                do { entry.append(try encoder.encode(chunk)) } catch { entry.fail(error) }
+            }
+        }
+        info.fallback = outcome.fallback
+        if info.fallback == nil, entry.isOpen {
+            do { entry.append(try encoder.finish()) } catch { entry.fail(error) }
+            entry.commit()
+        } else {
+            entry.abandon()
+        }
+        return info
+    }
+}
+
+extension Reply {
+    /// The whole encoded reply, waited for: what a caller that keeps the bytes wants.
+    public func collected() throws -> (Data, ReplyInfo) {
+        switch self {
+        case .unchanged(let info): return (Data(), info)
+        case .ready(let data, let info): return (data, info)
+        case .later(_, let make): return try make()
+        case .stream(_, let write):
+            var data = Data()
+            let info = try write { data.append($0) }
+            return (data, info)
+        case .samples: preconditionFailure("samples are not collected as bytes")
+        }
+    }
+}
+
+/// A reply's cache entry while it is made: dropped at the first fault (logged once by the engine),
+/// so the reply itself never depends on the cache.
+private final class CacheEntry {
+    private let engine: SpeechEngine
+    private var entry: ReplyCache.Entry?
+
+    init(_ engine: SpeechEngine, key: ReplyKey) {
+        self.engine = engine
+        guard let cache = engine.cache else { return }
+        do { entry = try cache.beginEntry(for: key) } catch { engine.noteCacheFault(error) }
+    }
+
+    var isOpen: Bool { entry != nil }
+
+    func append(_ bytes: Data) {
+        guard let current = entry, !bytes.isEmpty else { return }
+        do { try current.append(bytes) } catch { fail(error) }
+    }
+
+    func fail(_ error: any Error) {
+        engine.noteCacheFault(error)
+        abandon()
+    }
+
+    func commit() {
+        guard let current = entry else { return }
+        entry = nil
+        do {
+            try current.commit()
+            engine.noteCacheStored()
+        } catch { engine.noteCacheFault(error) }
+    }
+
+    func abandon() {
+        entry?.abandon()
+        entry = nil
+    }
+
+    deinit { entry?.abandon() }
+}
+
+/// Encodes a reply's chunks as they come. Next to nothing to say ("…", "()": no samples from
+/// Piper, a few milliseconds from espeak-ng) is padded to a tenth of a second, so the reply is
+/// still a file a player opens (not 0 bytes of AAC, a lone WAV header, an Ogg with no audio page).
+private struct PaddedEncoder {
+    let format: ReplyFormat
+    let mp3: MP3Settings
+    private var encoder: ReplyEncoder?
+    private var sampleCount = 0
+    private var sampleRate = 24000
+
+    init(format: ReplyFormat, mp3: MP3Settings) {
+        self.format = format
+        self.mp3 = mp3
+    }
+
+    mutating func encode(_ chunk: PCMChunk) throws -> Data {
+        if encoder == nil {
+            encoder = try ReplyEncoder(format: format, inputRate: chunk.sampleRate, mp3: mp3)
+            sampleRate = chunk.sampleRate
+        }
+        sampleCount += chunk.samples.count
+        return try encoder!.encode(chunk.samples)
+    }
+
+    mutating func finish() throws -> Data {
+        if encoder == nil { encoder = try ReplyEncoder(format: format, inputRate: sampleRate, mp3: mp3) }
+        var tail = Data()
+        if sampleCount < sampleRate / 10 {
+            let silence = [Int16](repeating: 0, count: sampleRate / 10 - sampleCount)
+            tail = try silence.withUnsafeBufferPointer { try encoder!.encode($0) }
+        }
+        return try tail + encoder!.finish()
+    }
+}
