@@ -68,14 +68,16 @@ let package = Package(
         // The command line: `speak` is small and fast; it hands what it does not carry over to
         // `speak-full` (as git hands `git foo` to `git-foo`).
         .target(name: "SpeakCLI", dependencies: ["SpeakKit"]),
-        // Piper voices are in the light speak too: ONNX Runtime is dlopened only when one speaks.
+        // The synthesizers both binaries' commands speak with. Piper voices are in the light speak
+        // too: ONNX Runtime is dlopened only when one speaks.
+        .target(name: "SpeakEngines", dependencies: ["SpeakCLI", "SpeakPiper"]),
         .executableTarget(
-            name: "speak", dependencies: ["SpeakCLI", "SpeakPiper"], linkerSettings: staticRuntime(essentialsStatic)),
+            name: "speak", dependencies: ["SpeakCLI", "SpeakEngines"], linkerSettings: staticRuntime(essentialsStatic)),
         .executableTarget(
             name: "speak-full",
             dependencies: [
-                "SpeakCLI", "SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakServer", "SpeakPiper",
-                "SpeakWhisper", "SpeakWyoming",
+                "SpeakCLI", "SpeakEngines", "SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream",
+                "SpeakServer", "SpeakPiper", "SpeakWhisper", "SpeakWyoming",
             ],
             // Static too, so an installed speak-full needs no Swift toolchain; URLSession's own
             // archives are listed as Foundation's are.

@@ -82,13 +82,18 @@ extension SpeakCommand {
     func voice(in catalog: VoiceCatalog) throws -> Voice {
         let name = try options.voiceName ?? UserSettings.defaultVoiceName()
         if let voice = try? catalog.voice(named: name) { return voice }
-        let engine = SpeechEngine(catalog: catalog, synthesizers: tool.synthesizers)
-        let speaking = catalog.voices.filter { (try? engine.availability(of: $0)?.get()) != nil }
-        // No Mac voice either: the catalog's own error, with its suggestions.
-        guard let choice = try MacVoices.closest(to: name, among: speaking) else {
-            return try catalog.voice(named: name)
+        let choice: VoiceChoice
+        do {
+            choice = try SpeechEngine(catalog: catalog, synthesizers: tool.synthesizers).chooseVoice(
+                named: name, refusingUnavailable: false)
+        } catch {
+            switch error {
+            // The catalog's own error, with its suggestions.
+            case .unknownVoice(let error): throw error
+            default: throw UsageError("\(error) (speak -v '?' lists them)")
+            }
         }
-        if !options.quiet { writeToStandardError("speak: \(choice.note)\n") }
+        if let note = choice.note, !options.quiet { writeToStandardError("speak: \(note)\n") }
         return choice.voice
     }
 }

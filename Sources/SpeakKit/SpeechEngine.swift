@@ -11,6 +11,8 @@ public final class SpeechEngine: Sendable {
     public let cache: ReplyCache?
     /// Set once the cache has failed, so the fault is logged once and shows on `/ready`.
     private let cacheFault = Locked<String?>(nil)
+    /// ``openAIVoice``, once found.
+    let englishVoice = Locked<Voice?>(nil)
 
     public init(catalog: VoiceCatalog, synthesizers: SynthesizerRegistry, cache: ReplyCache? = nil) {
         self.catalog = catalog

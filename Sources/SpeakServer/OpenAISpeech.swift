@@ -50,6 +50,7 @@ extension SpeechService {
 
     /// `GET /v1/audio/voices`: every voice of ours, then OpenAI's names with the voice that answers them.
     func openAIVoiceList() -> HTTPResponse {
+        let openAIVoice = engine.openAIVoice
         let ours: [JSONValue] = engine.catalog.voices.map { voice in
             [
                 "id": .string(voice.name), "object": "audio.voice", "name": .string(voice.name),
@@ -57,7 +58,7 @@ extension SpeechService {
                 "engine": .string(voice.engine),
             ]
         }
-        let theirs: [JSONValue] = Self.openAIVoices.sorted().filter { name in
+        let theirs: [JSONValue] = VoiceAliases.openAI.sorted().filter { name in
             !engine.catalog.voices.contains { $0.name == name }
         }.map { name in
             [

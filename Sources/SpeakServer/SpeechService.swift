@@ -14,15 +14,7 @@ public final class SpeechService: Sendable {
     let transcriber: any Transcriber
     /// Where uploads are spooled while their request lasts.
     let uploads: URL
-    /// The voice OpenAI's voice names get: a neural English voice when one is installed.
-    let openAIVoice: Voice
 
-    /// OpenAI's voice names, answered by ``openAIVoice`` (the neural English voice when one is
-    /// installed, else `default`) unless a voice file takes the name.
-    static let openAIVoices: Set = [
-        "alloy", "ash", "ballad", "cedar", "coral", "echo", "fable", "marin", "nova", "onyx", "sage", "shimmer",
-        "verse",
-    ]
     static let models = ["speak-1", "tts-1", "tts-1-hd", "gpt-4o-mini-tts"]
     /// The names clients send to transcribe and translate: each is this server's transcriber.
     static let transcriptionModels = ["whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe"]
@@ -50,7 +42,8 @@ public final class SpeechService: Sendable {
         self.player = player
         self.transcriber = transcriber
         self.uploads = uploads
-        openAIVoice = engine.preferredVoice(forLanguage: "en") ?? VoiceCatalog.builtInDefault
+        // Found now, not on the first request: it asks every voice's engine.
+        _ = engine.openAIVoice
         // Opus, AAC and FLAC replies are FFmpeg's, which SpeakKit does not link.
         MediaEncoders.register()
     }
@@ -222,7 +215,7 @@ public final class SpeechService: Sendable {
     /// What `/v1/audio/speech` speaks with when no voice of ours is named: the most natural
     /// installed English voice.
     func openAIVoice(named name: String?) throws -> Voice {
-        guard let name else { return openAIVoice }
+        guard let name else { return engine.openAIVoice }
         return try voice(named: name)
     }
 
@@ -232,7 +225,6 @@ public final class SpeechService: Sendable {
         do {
             return try engine.resolveVoice(named: name, refusingUnavailable: false)
         } catch {
-            if let name, Self.openAIVoices.contains(name.lowercased()) { return openAIVoice }
             throw HTTPError(400, String(describing: error), param: "voice", code: "voice_not_found")
         }
     }

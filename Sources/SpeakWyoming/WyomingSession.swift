@@ -210,7 +210,7 @@ final class WyomingSession {
         } catch {
             let code =
                 switch error {
-                case .unknownVoice, .noVoiceForLanguage: "unknown-voice"
+                case .unknownVoice, .noVoiceForLanguage, .macVoiceUnspoken: "unknown-voice"
                 case .unknownSpeaker: "unknown-speaker"
                 case .unavailable: "voice-unavailable"
                 }

@@ -73,7 +73,7 @@ enum AskCommand {
 
             // 1. The prompt, heard whole before the microphone opens.
             let engine = SpeechEngine(
-                catalog: try VoiceCatalog.standard(adding: nil), synthesizers: Engines.synthesizers())
+                catalog: try VoiceCatalog.standard(adding: nil), synthesizers: Engines.commandLineSynthesizers())
             let question = SynthesisRequest(
                 text: prompt.joined(separator: " "),
                 options: SpeechOptions(voice: try engine.voice(named: voiceName ?? UserSettings.defaultVoiceName())))

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakCLI
+import SpeakEngines
 import SpeakKit
 import SpeakPiper
 import SpeakPocketSphinx
@@ -7,18 +8,26 @@ import SpeakServer
 import SpeakUpstream
 import SpeakWhisper
 
-/// Every engine speak-full carries, registered here and only here (the light `speak` keeps its own
-/// list in Sources/speak/Engines.swift): adding an engine is a line in this file, and no front end
-/// changes, as each engine describes itself (``Transcriber/about``, ``Synthesizer/speakers(of:)``).
+/// Every engine speak-full carries, registered here and in SpeakEngines (what both binaries'
+/// commands speak with): adding an engine is a line, and no front end changes, as each engine
+/// describes itself (``Transcriber/about``, ``Synthesizer/speakers(of:)``).
 enum Engines {
-    /// The synthesizers, by the names voice files use. espeak-ng runs in this process, or, in the
-    /// server, in worker processes (it is one global instance per process).
-    static func synthesizers(espeak: (any Synthesizer)? = nil) -> SynthesizerRegistry {
+    /// What a command speaks with: the light `speak`'s synthesizers and the remote engine.
+    static func commandLineSynthesizers() -> SynthesizerRegistry {
+        CommandLineEngines.synthesizers(remote: (UpstreamSynthesizer.engineName, upstream))
+    }
+
+    /// What `speak serve` speaks with: espeak-ng in `workers` (it is one global instance per
+    /// process), Piper in process (the server is where its models stay loaded), the remote engine.
+    static func serverSynthesizers(workers: any Synthesizer) -> SynthesizerRegistry {
         SynthesizerRegistry([
-            EspeakSynthesizer.engineName: { try espeak ?? EspeakSynthesizer.shared() },
-            UpstreamSynthesizer.engineName: { UpstreamSynthesizer(reachable: acceptsConnections) },
+            EspeakSynthesizer.engineName: { workers }, UpstreamSynthesizer.engineName: upstream,
             PiperSynthesizer.engineName: { PiperSynthesizer() },
         ])
+    }
+
+    private static let upstream: @Sendable () -> any Synthesizer = {
+        UpstreamSynthesizer(reachable: acceptsConnections)
     }
 
     /// Which local transcriber: `--engine whisper|pocketsphinx` and `--model NAME|PATH` (TranscriptionFlags).

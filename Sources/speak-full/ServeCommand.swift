@@ -169,7 +169,8 @@ enum ServeCommand {
             FileHandle.standardError.write(Data("speak serve: transcription unavailable: \(error)\n".utf8))
             transcriber = UnavailableTranscriber(reason: String(describing: error))
         }
-        let engine = SpeechEngine(catalog: catalog, synthesizers: Engines.synthesizers(espeak: workers), cache: cache)
+        let engine = SpeechEngine(
+            catalog: catalog, synthesizers: Engines.serverSynthesizers(workers: workers), cache: cache)
         let service = SpeechService(
             configuration: configuration, engine: engine, tokens: tokens, player: Player(device: configuration.device),
             transcriber: transcriber, uploads: uploads)

@@ -18,7 +18,7 @@ default: Interrupt.exit(SpeakCommand.main(arguments, tool: .full))
 
 extension CommandLineTool {
     static let full = CommandLineTool(
-        synthesizers: Engines.synthesizers(),
+        synthesizers: Engines.commandLineSynthesizers(),
         speakRemotely: { url, token, text, options in
             try RemoteSpeaker(url: url, token: token).play(text, options: options)
         },

@@ -1,11 +1,12 @@
 import FoundationEssentials
 import Glibc
 import SpeakCLI
+import SpeakEngines
 import SpeakKit
 
-// The light `speak`: espeak-ng and Piper voices (Engines.swift), files and listings here; everything
-// else in speak-full.
-let light = CommandLineTool(synthesizers: Engines.synthesizers(), handsOver: true)
+// The light `speak`: espeak-ng and Piper voices (CommandLineEngines), files and listings here;
+// everything else in speak-full.
+let light = CommandLineTool(synthesizers: CommandLineEngines.synthesizers(), handsOver: true)
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "serve", "transcribe", "record", "ask", "voices":

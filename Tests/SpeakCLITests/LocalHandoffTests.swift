@@ -40,6 +40,13 @@ struct LocalHandoffTests {
         #expect(try entries() > before, "the server made the audio")
         // At the model's own rate, as when this command makes it.
         #expect(try Self.sampleRate(served) == 22_050)
+        // An M4A is written by speak-full, whose commands hand off as the light speak's do.
+        let beforeM4A = try entries()
+        let m4a = directory.appendingPathComponent("served.m4a").path
+        let written = try Speak.run(
+            ["-v", "joe", "-o", m4a, "The weekly report is ready."], environment: ["SPEAK_SOCKET": socket])
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try entries() > beforeM4A, "the server made the M4A's audio")
 
         let handedOff = try entries()
         let alone = directory.appendingPathComponent("alone.wav").path

@@ -71,4 +71,17 @@ struct PluggedEngineVoiceTests {
         }
         #expect(try engine.resolveVoice(named: nil, refusingUnavailable: false).name == "default")
     }
+
+    @Test("OpenAI's and macOS's voice names are aliases: the English voice, the closest voice with a note")
+    func aliases() throws {
+        let engine = Self.engine()
+        let nova = try engine.chooseVoice(named: "Nova")
+        #expect(nova.voice.name == "default" && nova.note == nil)
+        let thomas = try engine.chooseVoice(named: "Thomas")
+        #expect(thomas.voice.name == "amelie")
+        #expect(thomas.note?.contains("'Thomas' is a macOS voice (fr-FR, male)") == true)
+        #expect(throws: VoiceRefusal.self) { try engine.chooseVoice(named: "Kyoko") }
+        // A voice file of the name comes first.
+        #expect(try engine.chooseVoice(named: "amelie").note == nil)
+    }
 }

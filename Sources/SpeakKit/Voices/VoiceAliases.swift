@@ -1,11 +1,16 @@
-import SpeakKit
+/// Voice names that no voice file has but users ask for, as data the engine's one resolver reads
+/// (``SpeechEngine/chooseVoice(named:speaker:language:refusingUnavailable:speakerVoice:)``).
+public enum VoiceAliases {
+    /// OpenAI's voice names: each is answered by the most natural English voice here.
+    public static let openAI: Set = [
+        "alloy", "ash", "ballad", "cedar", "coral", "echo", "fable", "marin", "nova", "onyx", "sage", "shimmer",
+        "verse",
+    ]
 
-/// macOS's voice names, for the habit of `say -v Alex`: a name no installed voice has, but a Mac
-/// voice does, picks the installed voice closest to that one: its language (the region, else the
-/// language alone), then its sex.
-package enum MacVoices {
-    /// Each Mac voice's language, and whether it is a female voice.
-    private static let voices: [String: (language: String, female: Bool)] = {
+    /// macOS's voice names, for the habit of `say -v Alex`: each picks the voice here closest to
+    /// it, by language (the region, else the language alone), then by sex. Each name's language,
+    /// and whether it is a female voice.
+    private static let mac: [String: (language: String, female: Bool)] = {
         // (language, male voices, female voices)
         let table: [(String, [String], [String])] = [
             (
@@ -38,16 +43,11 @@ package enum MacVoices {
         return voices
     }()
 
-    /// A Mac voice's name as this program spoke it, and the voice that speaks for it.
-    package struct Choice {
-        package let voice: Voice
-        package let note: String
-    }
-
-    /// The voice among `candidates` (those that can speak here) closest to the Mac voice `name`;
-    /// `nil` if `name` is no Mac voice. A Mac voice whose language no candidate speaks is an error.
-    package static func closest(to name: String, among candidates: [Voice]) throws(UsageError) -> Choice? {
-        guard let wanted = voices[name.lowercased()] else { return nil }
+    /// The voice among `candidates` (those that can speak here) closest to the Mac voice `name`,
+    /// and a note saying so; `nil` if `name` is no Mac voice. A Mac voice whose language no
+    /// candidate speaks is refused.
+    static func closest(toMac name: String, among candidates: [Voice]) throws(VoiceRefusal) -> (Voice, String)? {
+        guard let wanted = mac[name.lowercased()] else { return nil }
         func primary(_ tag: String) -> Substring { tag.prefix { $0 != "-" && $0 != "_" } }
         func languageScore(_ voice: Voice) -> Int {
             let language = voice.language.lowercased()
@@ -64,16 +64,9 @@ package enum MacVoices {
             let (leftScore, rightScore) = (score(left.element), score(right.element))
             return leftScore != rightScore ? leftScore < rightScore : left.offset > right.offset
         }?.element
-        let sex = wanted.female ? "female" : "male"
-        guard let best else {
-            throw UsageError(
-                "'\(name)' is a macOS voice (\(wanted.language), \(sex)); no voice here speaks "
-                    + "\(primary(wanted.language)) (speak -v '?' lists them)")
-        }
-        return Choice(
-            voice: best,
-            note: "'\(name)' is a macOS voice (\(wanted.language), \(sex)): speaking with '\(best.name)' "
-                + "(\(best.language)), the closest here")
+        let about = "'\(name)' is a macOS voice (\(wanted.language), \(wanted.female ? "female" : "male"))"
+        guard let best else { throw .macVoiceUnspoken("\(about); no voice here speaks \(primary(wanted.language))") }
+        return (best, "\(about): speaking with '\(best.name)' (\(best.language)), the closest here")
     }
 
     /// An espeak-ng voice's sex by its variant (`f3` female, `m3` or none male); `nil` when unknown.

@@ -8,6 +8,8 @@ public enum VoiceRefusal: Error, CustomStringConvertible, Sendable {
     case noVoiceForLanguage(String)
     /// The voice exists but cannot speak here (its model is missing).
     case unavailable(voice: String, problem: SynthesisError)
+    /// A macOS voice's name, of a language no voice here speaks.
+    case macVoiceUnspoken(String)
 
     public var description: String {
         switch self {
@@ -16,8 +18,16 @@ public enum VoiceRefusal: Error, CustomStringConvertible, Sendable {
             "voice '\(voice)' has no speaker '\(VoiceError.shortened(speaker))'"
         case .noVoiceForLanguage(let language): "no voice speaks '\(VoiceError.shortened(language))'"
         case .unavailable(let voice, let problem): "voice '\(voice)' cannot speak here: \(problem)"
+        case .macVoiceUnspoken(let message): message
         }
     }
+}
+
+/// The voice the engine chose, and a note for the user when it stands in for a name no voice has
+/// (a macOS voice's).
+public struct VoiceChoice: Sendable {
+    public let voice: Voice
+    public let note: String?
 }
 
 extension SpeechEngine {
@@ -31,12 +41,28 @@ extension SpeechEngine {
         named name: String?, speaker: String? = nil, language: String? = nil, refusingUnavailable: Bool = true,
         speakerVoice: ((Voice, String) -> Voice?)? = nil
     ) throws(VoiceRefusal) -> Voice {
+        try chooseVoice(
+            named: name, speaker: speaker, language: language, refusingUnavailable: refusingUnavailable,
+            speakerVoice: speakerVoice
+        ).voice
+    }
+
+    /// ``resolveVoice(named:speaker:language:refusingUnavailable:speakerVoice:)``, with the note a
+    /// name that no voice has but an alias does (``VoiceAliases``) comes with.
+    public func chooseVoice(
+        named name: String?, speaker: String? = nil, language: String? = nil, refusingUnavailable: Bool = true,
+        speakerVoice: ((Voice, String) -> Voice?)? = nil
+    ) throws(VoiceRefusal) -> VoiceChoice {
         var chosen: Voice
+        var note: String?
         if name == nil, let language {
             guard let voice = preferredVoice(forLanguage: language) else { throw .noVoiceForLanguage(language) }
             chosen = voice
         } else {
-            do { chosen = try voice(named: name) } catch { throw .unknownVoice(error) }
+            do { chosen = try voice(named: name) } catch {
+                guard let name, let alias = try alias(name) else { throw .unknownVoice(error) }
+                (chosen, note) = alias
+            }
         }
         if let speaker {
             let speaking: Voice? =
@@ -49,6 +75,23 @@ extension SpeechEngine {
         if refusingUnavailable, case .failure(let problem)? = availability(of: chosen) {
             throw .unavailable(voice: chosen.name, problem: problem)
         }
-        return chosen
+        return VoiceChoice(voice: chosen, note: note)
+    }
+
+    /// The voice OpenAI's voice names get: the most natural English voice that speaks here, else
+    /// the built-in default. Found once, as it asks every voice's engine.
+    public var openAIVoice: Voice {
+        englishVoice.withLock { voice in
+            if let voice { return voice }
+            let found = preferredVoice(forLanguage: "en") ?? VoiceCatalog.builtInDefault
+            voice = found
+            return found
+        }
+    }
+
+    private func alias(_ name: String) throws(VoiceRefusal) -> (Voice, String?)? {
+        if VoiceAliases.openAI.contains(name.lowercased()) { return (openAIVoice, nil) }
+        let speaking = catalog.voices.filter { (try? availability(of: $0)?.get()) != nil }
+        return try VoiceAliases.closest(toMac: name, among: speaking).map { ($0.0, $0.1) }
     }
 }
