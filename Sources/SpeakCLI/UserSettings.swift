@@ -15,7 +15,7 @@ package enum UserSettings {
     /// it should be is an error (65) naming it: ignored, it would leave the user wondering why
     /// their voice is not the one they chose.
     package static func defaultVoiceName() throws -> String {
-        if let name = environmentValue("SPEAK_VOICE"), !name.isEmpty { return name }
+        if let name = EnvironmentSettings.current.voice { return name }
         let path = configFile.path
         guard let bytes = try? FileSystem.contents(of: path) else { return VoiceCatalog.defaultVoiceName }
         guard case .object(let settings)? = try? JSONValue(parsing: bytes) else {

@@ -1,6 +1,7 @@
 internal import COnnxRuntime
 import FoundationEssentials
 import Glibc
+import SpeakKit
 
 /// ONNX Runtime's C API, opened with dlopen on first use (install-piper's `libonnxruntime.so.1`).
 /// Every Piper session runs on it: whole models and the parts of a split one (``PiperSplitModel``).
@@ -19,8 +20,8 @@ final class OnnxRuntime: @unchecked Sendable {
     static let relativePath = "lib/speak/onnxruntime/libonnxruntime.so.1"
 
     /// `SPEAK_ONNXRUNTIME_LIB` alone when set; else beside the executable's prefix, then /usr/local, /usr.
-    static func candidates(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
-        if let path = environment["SPEAK_ONNXRUNTIME_LIB"], !path.isEmpty { return [path] }
+    static func candidates(environment: EnvironmentSettings = .current) -> [String] {
+        if let path = environment.onnxRuntimeLibrary { return [path] }
         let bin = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let prefixed = bin.appendingPathComponent("../" + relativePath).standardizedFileURL.path
         return [prefixed, "/usr/local/" + relativePath, "/usr/" + relativePath].reduce(into: []) { paths, path in

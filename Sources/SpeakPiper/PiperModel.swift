@@ -129,9 +129,7 @@ final class PiperModel: Sendable {
     /// Pieces longer than this give back the arena memory they grew: run-on text (every piece near
     /// the piece limit) would otherwise leave the process hundreds of MB larger for good.
     /// `SPEAK_PIPER_SHRINK_ABOVE` (0–10000 phoneme code points) sets another.
-    static let shrinkAbove =
-        Int(ProcessInfo.processInfo.environment["SPEAK_PIPER_SHRINK_ABOVE"] ?? "")
-        .flatMap { (0...10000).contains($0) ? $0 : nil } ?? 100
+    static let shrinkAbove = EnvironmentSettings.current.piperShrinkAbove ?? 100
 
     /// A Piper model's inputs (the whole model's, and its front's when split): the ids, their
     /// count, the scales, and the speaker of a multi-speaker model.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import SpeakKit
 
 /// Saves a Piper model as ONNX Runtime optimises it and splits it at its decoder for first-sentence
 /// streaming (``PiperSplitModel``), with the tools `Scripts/install-piper` leaves in
@@ -10,9 +11,9 @@ enum PiperModelSplitter {
     static let relativeDirectory = "lib/speak/piper-split"
 
     /// `SPEAK_PIPER_SPLIT_TOOLS` alone when set; else beside the executable's prefix, then /usr/local and /usr.
-    static func toolDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    static func toolDirectory(environment: EnvironmentSettings = .current) -> String? {
         let candidates: [String]
-        if let path = environment["SPEAK_PIPER_SPLIT_TOOLS"], !path.isEmpty {
+        if let path = environment.piperSplitTools {
             candidates = [path]
         } else {
             let bin = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()

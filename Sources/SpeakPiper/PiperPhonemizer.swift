@@ -51,7 +51,7 @@ public enum PiperPhonemizer {
     /// prefix (`bin/speak`, `libexec/speak/speak-full`), else under /usr/local. Without them
     /// espeak-ng's own dictionaries are read.
     static let dictionaries: String? = {
-        if let path = getenv("SPEAK_PIPER_DICTIONARIES") { return String(cString: path) }
+        if let path = EnvironmentSettings.current.piperDictionaries { return path }
         var candidates: [String] = []
         var executable = [CChar](repeating: 0, count: Int(PATH_MAX))
         let length = readlink("/proc/self/exe", &executable, executable.count - 1)

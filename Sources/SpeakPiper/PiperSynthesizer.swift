@@ -39,13 +39,13 @@ public final class PiperSynthesizer: Synthesizer {
     /// the memory a run takes, which grows with the audio of its piece, is bounded by what such a
     /// sentence takes (and given back after a long piece: ``PiperModel/shrinkAbove``).
     /// `SPEAK_PIPER_PIECE` (16–1000) sets another: shorter pieces take less memory and cut more.
-    static let pieceLimit = pieceLimit(environment: ProcessInfo.processInfo.environment)
+    static let pieceLimit = pieceLimit(environment: .current)
 
+    static func pieceLimit(environment: EnvironmentSettings) -> Int { environment.piperPiece ?? 160 }
+
+    /// The piece limit a process with `environment` would take.
     static func pieceLimit(environment: [String: String]) -> Int {
-        guard let text = environment["SPEAK_PIPER_PIECE"], let limit = Int(text), (16...1000).contains(limit) else {
-            return 160
-        }
-        return limit
+        pieceLimit(environment: EnvironmentSettings(environment: environment))
     }
 
     /// The piece limit at `speed` (1 / length scale): slower speech makes longer audio of the same
@@ -76,7 +76,7 @@ public final class PiperSynthesizer: Synthesizer {
     public static func defaultModelDirectories(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> [URL] {
-        var paths = (environment["SPEAK_MODELS"] ?? "").split(separator: ":").map(String.init)
+        var paths = EnvironmentSettings(environment: environment).modelDirectories
         paths.append(userModelsDirectory(environment: environment).path)
         let bin = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         paths.append(bin.appendingPathComponent("../share/speak/models").standardizedFileURL.path)
@@ -272,7 +272,7 @@ public final class PiperSynthesizer: Synthesizer {
 
     /// Whether a reply's first sentence is decoded in windows (when the model is split):
     /// `SPEAK_PIPER_STREAM=0` decodes every sentence whole.
-    public static let streamsByDefault = ProcessInfo.processInfo.environment["SPEAK_PIPER_STREAM"] != "0"
+    public static let streamsByDefault = EnvironmentSettings.current.piperStream
 
     /// 16-bit PCM of one sentence as piper-tts makes it (peak-normalised), scaled by `gain`, with a
     /// 2 ms fade at each end so that sentences join without a click. A window of a sentence is

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SpeakKit
 
 /// How ONNX Runtime runs Piper models: the process's thread pool, and each session's options.
 struct SessionSettings: Equatable, Sendable {
@@ -17,23 +18,17 @@ struct SessionSettings: Equatable, Sendable {
     /// `SPEAK_PIPER_THREADS` (1–64), `SPEAK_PIPER_SPINNING` and `SPEAK_PIPER_ARENA` (`1` or `0`)
     /// override them.
     static func standard(
-        cores: Int = ProcessInfo.processInfo.activeProcessorCount,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        cores: Int = ProcessInfo.processInfo.activeProcessorCount, environment: EnvironmentSettings = .current
     ) -> SessionSettings {
-        var settings = SessionSettings(threads: min(max(cores, 1), 4), spinning: true)
-        if let text = environment["SPEAK_PIPER_THREADS"], let threads = Int(text), (1...64).contains(threads) {
-            settings.threads = threads
-        }
-        switch environment["SPEAK_PIPER_SPINNING"] {
-        case "1": settings.spinning = true
-        case "0": settings.spinning = false
-        default: break
-        }
-        switch environment["SPEAK_PIPER_ARENA"] {
-        case "1": settings.arena = true
-        case "0": settings.arena = false
-        default: break
-        }
-        return settings
+        SessionSettings(
+            threads: environment.piperThreads ?? min(max(cores, 1), 4), spinning: environment.piperSpinning ?? true,
+            arena: environment.piperArena ?? true)
+    }
+
+    /// The settings a process with `environment` would take.
+    static func standard(cores: Int = ProcessInfo.processInfo.activeProcessorCount, environment: [String: String])
+        -> SessionSettings
+    {
+        standard(cores: cores, environment: EnvironmentSettings(environment: environment))
     }
 }

@@ -12,7 +12,7 @@ enum WhisperLog {
     }
 
     private static let store = Locked(Store())
-    static let verbose = ProcessInfo.processInfo.environment["SPEAK_WHISPER_LOG"] == "1"
+    static let verbose = EnvironmentSettings.current.whisperLog
 
     /// Installs the callback; done once, before the first model is loaded.
     static let install: Void = whisper_log_set(whisperLogCallback, nil)

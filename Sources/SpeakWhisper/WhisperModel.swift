@@ -1,4 +1,5 @@
 import Foundation
+import SpeakKit
 
 /// A whisper.cpp model file (`ggml-<name>.bin`): the ones Scripts/install-whisper converts, or the
 /// official files from whisper.cpp's releases (the same format).
@@ -29,9 +30,7 @@ public struct WhisperModel: Sendable, Equatable, CustomStringConvertible {
     ) -> [String] {
         var directories: [String] = []
         if let modelsDirectory, !modelsDirectory.isEmpty { directories.append(modelsDirectory) }
-        if let list = environment["SPEAK_MODELS"] {
-            directories += list.split(separator: ":").map(String.init)
-        }
+        directories += EnvironmentSettings(environment: environment).modelDirectories
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             directories.append(data + "/speak/models")
         } else if let home = environment["HOME"], !home.isEmpty {

@@ -31,22 +31,31 @@ extension WhisperTranscriber {
         static let bestOf = 5
         /// The default beam size: `SPEAK_WHISPER_BEAM_SIZE` (1 to ``maxBeamSize``) when set, else greedy.
         /// Anything else there is named once on stderr and the default kept.
-        public static func beamSize(environment: [String: String]) -> Int {
-            guard let text = environment["SPEAK_WHISPER_BEAM_SIZE"], !text.isEmpty else { return defaultBeamSize }
-            guard let size = Int(text.trimmingCharacters(in: .whitespaces)), (1...maxBeamSize).contains(size) else {
-                warnOnce(
-                    "speak: SPEAK_WHISPER_BEAM_SIZE must be 1 to \(maxBeamSize), not '\(text)'; "
-                        + "decoding with \(defaultBeamSize)\n")
+        public static func beamSize(environment: EnvironmentSettings) -> Int {
+            switch environment.whisperBeamSize {
+            case nil: return defaultBeamSize
+            case .success(let size): return size
+            case .failure(let rejected):
+                warnOnce("speak: \(rejected); decoding with \(defaultBeamSize)\n")
                 return defaultBeamSize
             }
-            return size
+        }
+
+        /// The default beam size of a process with `environment`.
+        public static func beamSize(environment: [String: String]) -> Int {
+            beamSize(environment: EnvironmentSettings(environment: environment))
         }
 
         /// The default spectrogram: faster-whisper's with `SPEAK_WHISPER_SPECTROGRAM=faster-whisper`, else
         /// whisper.cpp's. faster-whisper's lowered the benchmark's word errors (Benchmarks/README.md) but
         /// lost a prompt's spelling, a translation's words and a cut-off recording in the CLI tests.
+        public static func spectrogram(environment: EnvironmentSettings) -> Spectrogram {
+            environment.fasterWhisperSpectrogram ? .fasterWhisper : .whisperCpp
+        }
+
+        /// The default spectrogram of a process with `environment`.
         public static func spectrogram(environment: [String: String]) -> Spectrogram {
-            environment["SPEAK_WHISPER_SPECTROGRAM"] == "faster-whisper" ? .fasterWhisper : .whisperCpp
+            spectrogram(environment: EnvironmentSettings(environment: environment))
         }
 
         /// Greedy: on the benchmark set beam 5 heard no better and took 1.3× as long (Benchmarks/README.md).
@@ -60,10 +69,10 @@ extension WhisperTranscriber {
 
         public init(
             threads: Int? = nil, maxConcurrentCalls: Int = ProcessInfo.processInfo.activeProcessorCount,
-            beamSize: Int = Configuration.beamSize(environment: ProcessInfo.processInfo.environment),
+            beamSize: Int = Configuration.beamSize(environment: .current),
             encoderWindow: EncoderWindow = .fitted(padding: 500, minimum: 0),
             phraseTolerance: Double = ExpectedPhrases.defaultTolerance, phraseMode: PhraseMode = .closestMatch,
-            spectrogram: Spectrogram = Configuration.spectrogram(environment: ProcessInfo.processInfo.environment)
+            spectrogram: Spectrogram = Configuration.spectrogram(environment: .current)
         ) {
             self.threads = threads
             self.maxConcurrentCalls = maxConcurrentCalls

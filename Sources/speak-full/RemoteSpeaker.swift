@@ -20,7 +20,7 @@ struct RemoteSpeaker {
             throw UsageError("--remote needs an http(s) URL, not '\(url)'")
         }
         self.url = base.appendingPathComponent("play")
-        self.token = token ?? ProcessInfo.processInfo.environment["SPEAK_TOKEN"]
+        self.token = token ?? EnvironmentSettings.current.token
     }
 
     func play(_ text: String, options: Options) throws {

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakCLI
+import SpeakKit
 import SpeakWyoming
 
 /// The Wyoming server's settings from speak-full's environment. What it tells of the engines (the
@@ -9,8 +10,8 @@ enum WyomingFrontEnd {
     /// The Wyoming limits, changed by `SPEAK_WYOMING_LIMITS` (`connections=64,per-address=32,
     /// header-seconds=5,…`: see ``WyomingLimits``), for tuning and for tests that must not wait
     /// minutes for a timeout.
-    static func limits(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> WyomingLimits {
-        guard let text = environment["SPEAK_WYOMING_LIMITS"] else { return WyomingLimits() }
+    static func limits(environment: EnvironmentSettings = .current) throws -> WyomingLimits {
+        guard let text = environment.wyomingLimits else { return WyomingLimits() }
         switch Result(catching: { () throws(WyomingServerError) in try WyomingLimits(parsing: text) }) {
         case .success(let limits): return limits
         case .failure(let error): throw UsageError("SPEAK_WYOMING_LIMITS: \(error)")

@@ -7,9 +7,8 @@ import Glibc
 /// (without a runtime directory there is no place only this user can reach).
 public enum LocalSocket {
     public static var path: String? {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment["SPEAK_SOCKET"] { return path.isEmpty ? nil : path }
-        guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return nil }
+        if let path = EnvironmentSettings.current.socket { return path.isEmpty ? nil : path }
+        guard let runtime = environmentValue("XDG_RUNTIME_DIR"), !runtime.isEmpty else { return nil }
         return "\(runtime)/speak/serve.sock"
     }
 }
