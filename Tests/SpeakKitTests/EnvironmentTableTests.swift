@@ -49,11 +49,11 @@ struct EnvironmentTableTests {
             #expect(table.contains(name), "\(name), used in \(files), is not in EnvironmentSettings.variables")
             #expect(documented.contains(name), "\(name), used in \(files), is not in Docs/configuration.md")
         }
-        for name in table where used[name] == nil {
-            Issue.record("\(name) is in EnvironmentSettings.variables but used nowhere in Sources/")
+        for name in table {
+            #expect(used[name] != nil, "\(name) is in EnvironmentSettings.variables but used nowhere in Sources/")
         }
-        for name in documented where used[name] == nil {
-            Issue.record("\(name) is in Docs/configuration.md but used nowhere in Sources/")
+        for name in documented {
+            #expect(used[name] != nil, "\(name) is in Docs/configuration.md but used nowhere in Sources/")
         }
     }
 

@@ -137,6 +137,7 @@ public struct EnvironmentSettings: Sendable, Equatable {
         self.init { environment[$0] }
     }
 
+    /// The settings `value` gives for each variable's name (`nil`: unset).
     public init(_ value: (String) -> String?) {
         func nonEmpty(_ name: String) -> String? { value(name).flatMap { $0.isEmpty ? nil : $0 } }
         func list(_ name: String) -> [String] { (value(name) ?? "").split(separator: ":").map(String.init) }
@@ -160,6 +161,7 @@ public struct EnvironmentSettings: Sendable, Equatable {
             // Foundation's `.whitespaces`: tabs and the space separators.
             let blank: (Unicode.Scalar) -> Bool = { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
             let scalars = text.unicodeScalars.drop(while: blank).reversed().drop(while: blank).reversed()
+            // 8: whisper.cpp's most (`WhisperTranscriber.Configuration.maxBeamSize`).
             guard let size = Int(String(String.UnicodeScalarView(scalars))), (1...8).contains(size) else {
                 return .failure(RejectedValue(name: "SPEAK_WHISPER_BEAM_SIZE", text: text, accepted: "1 to 8"))
             }
