@@ -286,7 +286,7 @@ extension VoiceCatalog {
     /// install` writes), then `$SPEAK_VOICES` (colon-separated), then `directory`: later files
     /// replace earlier voices of the same name.
     package static func standard(adding directory: String?) throws -> VoiceCatalog {
-        let listed = environmentValue("SPEAK_VOICES")?.split(separator: ":").map(String.init) ?? []
+        let listed = EnvironmentSettings.current.voiceDirectories
         let data = environmentValue("XDG_DATA_HOME") ?? ((environmentValue("HOME") ?? "/tmp") + "/.local/share")
         let user = [data + "/speak/voices"].filter(FileSystem.exists)
         let directories = [shippedDirectory()?.path].compactMap { $0 } + user + listed + [directory].compactMap { $0 }
