@@ -2,8 +2,7 @@ import SpeakKit
 
 /// A bounded hand-over from the synthesising thread to the caller's: at most `capacity` whole
 /// sentences wait to be taken; the windows of a sentence that is streamed come as they are made.
-/// Its state is guarded by `condition`'s lock.
-final class PiperPipeline: @unchecked Sendable {
+final class PiperPipeline: Sendable {
     /// A sentence, or a window of one.
     struct Audio: Sendable {
         var samples: [Float]
@@ -16,52 +15,53 @@ final class PiperPipeline: @unchecked Sendable {
         var ends: Bool
     }
 
-    private let condition = ThreadCondition()
-    private var queue: [Result<Audio, PiperError>] = []
-    private var finished = false
-    private var isCancelled = false
+    private struct State {
+        var queue: [Result<Audio, PiperError>] = []
+        var finished = false
+        var isCancelled = false
+
+        /// Whole sentences waiting (a failure counts as one).
+        var sentences: Int { queue.count { (try? $0.get().ends) ?? true } }
+    }
+
+    private let state = Monitor(State())
     private let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
 
-    var cancelled: Bool { condition.withLock { isCancelled } }
-
-    /// Whole sentences waiting (a failure counts as one).
-    private var sentences: Int { queue.count { (try? $0.get().ends) ?? true } }
+    var cancelled: Bool { state.withLock { $0.isCancelled } }
 
     /// Waits while `capacity` sentences are waiting to be taken (or until cancelled); a window
     /// that does not end its sentence never waits.
     func put(_ item: Result<Audio, PiperError>) {
-        condition.withLock {
+        state.withCondition { held in
             let counts = (try? item.get().ends) ?? true
-            while counts, sentences >= capacity, !isCancelled { condition.wait() }
-            if !isCancelled { queue.append(item) }
-            condition.broadcast()
+            while counts, held.state.sentences >= capacity, !held.state.isCancelled { held.wait() }
+            if !held.state.isCancelled { held.state.queue.append(item) }
+            held.broadcast()
         }
     }
 
     func finish() {
-        condition.withLock {
-            finished = true
-            condition.broadcast()
-        }
+        state.withLock { $0.finished = true }
+        state.broadcast()
     }
 
     /// The next sentence or window, or `nil` once the producer has finished and all were taken.
     func take() -> Result<Audio, PiperError>? {
-        condition.withLock {
-            while queue.isEmpty, !finished { condition.wait() }
-            defer { condition.broadcast() }
-            return queue.isEmpty ? nil : queue.removeFirst()
+        state.withCondition { held in
+            while held.state.queue.isEmpty, !held.state.finished { held.wait() }
+            defer { held.broadcast() }
+            return held.state.queue.isEmpty ? nil : held.state.queue.removeFirst()
         }
     }
 
     /// Stops the producer after its current sentence and waits until it has.
     func cancelAndWait() {
-        condition.withLock {
-            isCancelled = true
-            condition.broadcast()
-            while !finished { condition.wait() }
+        state.withCondition { held in
+            held.state.isCancelled = true
+            held.broadcast()
+            while !held.state.finished { held.wait() }
         }
     }
 }

@@ -34,11 +34,10 @@ public struct PocketSphinxModel: Sendable, Equatable {
 /// of instances. Free dictation uses the model's language model; ``TranscriptionOptions/expectedPhrases``
 /// switch that call to a JSGF grammar of exactly those phrases, which synthetic and noisy speech
 /// need to be recognised reliably.
-public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked Sendable {
+public final class PocketSphinxTranscriber: ExpectedPhraseChecking, Sendable {
     public let model: PocketSphinxModel
-    /// `ps_decoder_t *`, used only under `lock`.
-    private let decoder: OpaquePointer
-    private let lock = ThreadLock()
+    /// `ps_decoder_t *`: one call at a time, so only behind the lock.
+    private let decoder: Locked<CHandle>
     /// The language-model search `ps_init` set up, restored after each grammar call.
     private let dictationSearch: String
     private let framesPerSecond: Double
@@ -81,13 +80,13 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
             throw PocketSphinxError(
                 code: -1, function: "ps_init", message: "cannot load the model in \(model.acousticModel)")
         }
-        self.decoder = decoder
         dictationSearch = ps_get_search(decoder).map { String(cString: $0) } ?? "_default"
         let frameRate = cmd_ln_int_r(config, "-frate")
         framesPerSecond = frameRate > 0 ? Double(frameRate) : 100
+        self.decoder = Locked(CHandle(decoder))
     }
 
-    deinit { ps_free(decoder) }
+    deinit { decoder.withLock { _ = ps_free($0.pointer) } }
 
     /// sphinxbase logs to stderr through one process-wide FILE. `-logfn` would reopen it per decoder
     /// and close the old one under other decoders still writing, so it is switched off once instead.
@@ -110,27 +109,27 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
         Self.ditherSilence(&samples)
         var grammar: [[String]]?
         if let phrases = options.expectedPhrases { grammar = try Self.grammar(phrases) }
-        // Not withLock: Foundation's is untyped `rethrows`.
-        lock.lock()
-        defer { lock.unlock() }
-        defer {
-            if grammar != nil { restoreDictation() }
+        return try decoder.withLock { (handle) throws(PocketSphinxError) -> Transcript in
+            let decoder = handle.pointer
+            defer {
+                if grammar != nil { restoreDictation(decoder) }
+            }
+            if let grammar {
+                try useGrammar(grammar, decoder)
+            }
+            try decode(samples, decoder)
+            return transcript(duration: audio.duration, decoder)
         }
-        if let grammar {
-            try useGrammar(grammar)
-        }
-        try decode(samples)
-        return transcript(duration: audio.duration)
     }
 
     /// The words of `phrases` that the dictionary lacks, after the same normalisation as transcription.
     public func unknownWords(in phrases: [String]) -> [String] {
-        lock.withLock { unknownWordsLocked(Self.normalise(phrases).flatMap { $0 }) }
+        decoder.withLock { unknownWords(Self.normalise(phrases).flatMap { $0 }, $0.pointer) }
     }
 
     // MARK: Decoding
 
-    private func decode(_ samples: [Int16]) throws(PocketSphinxError) {
+    private func decode(_ samples: [Int16], _ decoder: OpaquePointer) throws(PocketSphinxError) {
         try PocketSphinxError.check(ps_start_utt(decoder), "ps_start_utt", "cannot start an utterance")
         // The whole utterance at once: cepstral mean normalisation then uses all of it.
         let processed = samples.withUnsafeBufferPointer { buffer in
@@ -141,7 +140,7 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
         try PocketSphinxError.check(ended, "ps_end_utt", "cannot end the utterance")
     }
 
-    private func transcript(duration: Double) -> Transcript {
+    private func transcript(duration: Double, _ decoder: OpaquePointer) -> Transcript {
         var segments: [Transcript.Segment] = []
         var segment = ps_seg_iter(decoder)
         while let current = segment {
@@ -185,8 +184,8 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
 
     // MARK: Expected phrases
 
-    private func useGrammar(_ phrases: [[String]]) throws(PocketSphinxError) {
-        let unknown = unknownWordsLocked(phrases.flatMap { $0 })
+    private func useGrammar(_ phrases: [[String]], _ decoder: OpaquePointer) throws(PocketSphinxError) {
+        let unknown = unknownWords(phrases.flatMap { $0 }, decoder)
         guard unknown.isEmpty else { throw .unknownWords(unknown) }
         let alternatives = phrases.map { $0.joined(separator: " ") }.joined(separator: " | ")
         let jsgf = "#JSGF V1.0;\ngrammar answers;\npublic <answer> = \(alternatives) ;\n"
@@ -197,13 +196,13 @@ public final class PocketSphinxTranscriber: ExpectedPhraseChecking, @unchecked S
             ps_set_search(decoder, Self.grammarSearch), "ps_set_search", "cannot switch to the grammar")
     }
 
-    private func restoreDictation() {
+    private func restoreDictation(_ decoder: OpaquePointer) {
         // Cannot fail: the search was set up by ps_init.
         _ = ps_set_search(decoder, dictationSearch)
         _ = ps_unset_search(decoder, Self.grammarSearch)
     }
 
-    private func unknownWordsLocked(_ words: [String]) -> [String] {
+    private func unknownWords(_ words: [String], _ decoder: OpaquePointer) -> [String] {
         var seen: Set<String> = []
         return words.filter { word in
             guard seen.insert(word).inserted else { return false }

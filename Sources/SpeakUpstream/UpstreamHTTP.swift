@@ -178,20 +178,19 @@ public enum ServerHTTP {
 }
 
 /// Carries one task's outcome from URLSession's delegate queue to the waiting thread.
-private final class ResultBox: @unchecked Sendable {
-    private let lock = ThreadLock()
+private final class ResultBox: Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private var result: (Data?, HTTPURLResponse?, Error?) = (nil, nil, nil)
+    private let result = Locked<(Data?, HTTPURLResponse?, Error?)>((nil, nil, nil))
 
     func set(data: Data?, response: HTTPURLResponse?, error: Error?) {
-        lock.withLock { result = (data, response, error) }
+        result.withLock { $0 = (data, response, error) }
         done.signal()
     }
 
     /// False when `seconds` passed first.
     func wait(seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
 
-    var value: (Data?, HTTPURLResponse?, Error?) { lock.withLock { result } }
+    var value: (Data?, HTTPURLResponse?, Error?) { result.withLock { $0 } }
 }
 
 /// Answers a redirect with the redirect itself, so the Authorization header never follows it elsewhere.

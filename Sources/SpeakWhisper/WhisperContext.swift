@@ -4,11 +4,12 @@ import SpeakKit
 
 /// A loaded model (`whisper_context`): the weights, read once per process and shared by every
 /// transcriber of that file. The decoding state lives apart, in ``WhisperStatePool``.
-final class WhisperContext: @unchecked Sendable {
+final class WhisperContext: Sendable {
     let model: WhisperModel
     let header: WhisperModel.Header
     /// `whisper_context *`; whisper.cpp only reads it while decoding, so states may share it.
-    let pointer: OpaquePointer
+    private let handle: CHandle
+    var pointer: OpaquePointer { handle.pointer }
     /// Seconds `whisper_init_from_file_with_params` took.
     let loadSeconds: Double
     /// The spectrogram as faster-whisper makes it, with the model's filters (``LogMel``).
@@ -19,7 +20,7 @@ final class WhisperContext: @unchecked Sendable {
     ) {
         self.model = model
         self.header = header
-        self.pointer = pointer
+        handle = CHandle(pointer)
         self.loadSeconds = loadSeconds
         self.logMel = logMel
     }
@@ -76,25 +77,25 @@ final class WhisperContext: @unchecked Sendable {
 /// At most `capacity` decoding states (`whisper_state`, tens of MB each: KV caches and compute
 /// buffers) for one context at once, each made for one call; a caller beyond that waits for one to
 /// be freed. Memory is bounded by the capacity however many callers there are.
-typealias WhisperStatePool = BoundedPool<OpaquePointer, WhisperError>
+typealias WhisperStatePool = BoundedPool<CHandle, WhisperError>
 
-extension BoundedPool where Item == OpaquePointer, Failure == WhisperError {
+extension BoundedPool where Item == CHandle, Failure == WhisperError {
     convenience init(context: WhisperContext, capacity: Int) {
         self.init(
             capacity: capacity,
-            make: { () throws(WhisperError) -> OpaquePointer in
+            make: { () throws(WhisperError) -> CHandle in
                 guard let state = whisper_init_state(context.pointer) else {
                     let reason = WhisperLog.takeLastError() ?? "out of memory?"
                     throw WhisperError(
                         .failed, function: "whisper_init_state", message: "cannot make a decoding state: \(reason)")
                 }
-                return state
+                return CHandle(state)
             },
-            discard: { whisper_free_state($0) })
+            discard: { whisper_free_state($0.pointer) })
     }
 }
 
-extension BoundedPool.Lease where Item == OpaquePointer {
+extension BoundedPool.Lease where Item == CHandle {
     /// The decoding state leased.
-    var state: OpaquePointer { item }
+    var state: OpaquePointer { item.pointer }
 }

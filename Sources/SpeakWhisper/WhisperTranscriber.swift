@@ -10,7 +10,7 @@ import SpeakKit
 /// whisper.cpp with an encoder context fitted to its length (`audio_ctx`): a 2 s answer costs a
 /// 2 s encode, not whisper's fixed 30 s. Longer audio is transcribed whole, window after window,
 /// only the current window converted to floats, with times relative to the whole recording.
-public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
+public final class WhisperTranscriber: Transcriber, Sendable {
     public let model: WhisperModel
     public let configuration: Configuration
     let context: WhisperContext

@@ -140,14 +140,15 @@ enum AskCommand {
 
 /// A value made on a thread of its own while the caller does something else (loading a model
 /// while a prompt plays); `value()` waits for it.
-final class Loading<Value: Sendable>: @unchecked Sendable {
-    // `@unchecked`: `result` is written once, before `done` is signalled, and read only after.
-    private var result: Result<Value, any Error>?
+final class Loading<Value: Sendable>: Sendable {
+    /// Written once, before `done` is signalled.
+    private let result = Locked<Result<Value, any Error>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
     init(_ make: @escaping @Sendable () throws -> Value) {
         Thread.detachNewThread { [self] in
-            result = Result { try make() }
+            let made = Result { try make() }
+            result.withLock { $0 = made }
             done.signal()
         }
     }
@@ -155,6 +156,6 @@ final class Loading<Value: Sendable>: @unchecked Sendable {
     func value() throws -> Value {
         done.wait()
         done.signal()
-        return try result!.get()
+        return try result.withLock { $0 }!.get()
     }
 }

@@ -100,16 +100,29 @@ public struct ReplyCacheError: Error, CustomStringConvertible, Sendable {
 /// an entry appears only by `rename` of a complete temp file, recency is each file's mtime, and
 /// `totalBytes` is this process's estimate, made exact again whenever eviction rescans. Within one
 /// process the bound holds after every store; another process's stores are counted at the next rescan.
-public final class ReplyCache: @unchecked Sendable {
+public final class ReplyCache: Sendable {
     public let directory: URL
     /// `directory.path`, kept: entry paths are built on every lookup.
     private let directoryPath: String
     public let maximumBytes: Int
-    private let lock = ThreadLock()
-    private var estimatedBytes = 0  // guarded by `lock`
-    /// The most recently served replies, in memory: a hit costs no file read. Keyed by digest.
-    private var hot: [String: (data: Data, lastUsed: Int64, lastTouched: Int64)] = [:]  // guarded by `lock`
-    private var hotBytes = 0  // guarded by `lock`
+    private struct State {
+        var estimatedBytes = 0
+        /// The most recently served replies, in memory: a hit costs no file read. Keyed by digest.
+        var hot: [String: (data: Data, lastUsed: Int64, lastTouched: Int64)] = [:]
+        var hotBytes = 0
+
+        /// Keeps a reply in memory, dropping the least recently used past `hotLimit`.
+        mutating func hold(_ data: Data, digest: String, now: Int64) {
+            guard data.count <= ReplyCache.hotLimit / 4 else { return }
+            if let previous = hot.updateValue((data, now, now), forKey: digest) { hotBytes -= previous.data.count }
+            hotBytes += data.count
+            while hotBytes > ReplyCache.hotLimit, let oldest = hot.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+                hot[oldest.key] = nil
+                hotBytes -= oldest.value.data.count
+            }
+        }
+    }
+    private let state = Locked(State())
     static let hotLimit = 16 << 20
     /// A hit held in memory refreshes its file's mtime (recency for every process) this often at most.
     static let touchInterval: Int64 = 10_000_000_000
@@ -142,10 +155,10 @@ public final class ReplyCache: @unchecked Sendable {
             let path = directory.appendingPathComponent(name).path
             if let status = Self.status(of: path), Self.nanoseconds(status.st_mtim) < cutoff { unlink(path) }
         }
-        lock.withLock { evictLeastRecentlyUsed(keeping: nil) }
+        state.withLock { evictLeastRecentlyUsed(&$0, keeping: nil) }
     }
 
-    public var totalBytes: Int { lock.withLock { estimatedBytes } }
+    public var totalBytes: Int { state.withLock { $0.estimatedBytes } }
 
     /// The stored bytes, or nil; a hit becomes the most recently used entry for every process.
     public func data(for key: ReplyKey) -> Data? { heldData(for: key) ?? storedData(for: key) }
@@ -153,13 +166,13 @@ public final class ReplyCache: @unchecked Sendable {
     /// The reply, if it is held in memory: no file is read.
     public func heldData(for key: ReplyKey) -> Data? {
         let now = Self.now()
-        let (held, touch): (Data?, Bool) = lock.withLock {
+        let (held, touch): (Data?, Bool) = state.withLock { state in
             // Updated in place: one hash of the digest per hit.
-            guard let index = hot.index(forKey: key.digest) else { return (nil, false) }
-            hot.values[index].lastUsed = now
-            let touch = now - hot.values[index].lastTouched > Self.touchInterval
-            if touch { hot.values[index].lastTouched = now }
-            return (hot.values[index].data, touch)
+            guard let index = state.hot.index(forKey: key.digest) else { return (nil, false) }
+            state.hot.values[index].lastUsed = now
+            let touch = now - state.hot.values[index].lastTouched > Self.touchInterval
+            if touch { state.hot.values[index].lastTouched = now }
+            return (state.hot.values[index].data, touch)
         }
         if held != nil, touch { Self.touch(path(for: key)) }
         return held
@@ -177,23 +190,12 @@ public final class ReplyCache: @unchecked Sendable {
         guard let data = Self.verifiedBody(of: file) else {
             // Cut short, overwritten or empty: never served; the reply is made again.
             unlink(path)
-            lock.withLock { estimatedBytes -= max(0, file.count - Self.headerBytes) }
+            state.withLock { $0.estimatedBytes -= max(0, file.count - Self.headerBytes) }
             return nil
         }
         Self.touch(path)
-        lock.withLock { hold(data, digest: key.digest, now: now) }
+        state.withLock { $0.hold(data, digest: key.digest, now: now) }
         return data
-    }
-
-    /// Keeps a reply in memory, dropping the least recently used past `hotLimit`. Under `lock`.
-    private func hold(_ data: Data, digest: String, now: Int64) {
-        guard data.count <= Self.hotLimit / 4 else { return }
-        if let previous = hot.updateValue((data, now, now), forKey: digest) { hotBytes -= previous.data.count }
-        hotBytes += data.count
-        while hotBytes > Self.hotLimit, let oldest = hot.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
-            hot[oldest.key] = nil
-            hotBytes -= oldest.value.data.count
-        }
     }
 
     /// The header an entry with `body` starts with.
@@ -251,19 +253,19 @@ public final class ReplyCache: @unchecked Sendable {
         let finalPath = path(for: key)
         // Stamped before the rename, so the entry never appears with a coarse kernel mtime.
         Self.touch(tempPath)
-        try lock.withLock {
+        try state.withLock { (state) throws(ReplyCacheError) in
             let replaced = Self.status(of: finalPath).map { Self.bodyBytes($0) } ?? 0
             guard rename(tempPath, finalPath) == 0 else {
                 throw ReplyCacheError(function: "rename", path: finalPath, code: errno)
             }
-            estimatedBytes += bytes - replaced
-            if estimatedBytes > maximumBytes { evictLeastRecentlyUsed(keeping: finalPath) }
+            state.estimatedBytes += bytes - replaced
+            if state.estimatedBytes > maximumBytes { evictLeastRecentlyUsed(&state, keeping: finalPath) }
         }
     }
 
     /// Rescans the directory (other processes add, touch and evict too) and deletes the least
-    /// recently used entries until the total fits. Called with `lock` held.
-    private func evictLeastRecentlyUsed(keeping kept: String?) {
+    /// recently used entries until the total fits. Called with the state's lock held.
+    private func evictLeastRecentlyUsed(_ state: inout State, keeping kept: String?) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         let entries = names.filter { $0.hasSuffix(Self.entrySuffix) && !$0.hasPrefix(".") }
             .compactMap { name -> (lastUsed: Int64, path: String, bytes: Int)? in
@@ -272,13 +274,13 @@ public final class ReplyCache: @unchecked Sendable {
                 return (Self.nanoseconds(status.st_mtim), path, Self.bodyBytes(status))
             }
             .sorted { ($0.lastUsed, $0.path) < ($1.lastUsed, $1.path) }
-        estimatedBytes = entries.reduce(0) { $0 + $1.bytes }
-        for entry in entries where estimatedBytes > maximumBytes && entry.path != kept {
+        state.estimatedBytes = entries.reduce(0) { $0 + $1.bytes }
+        for entry in entries where state.estimatedBytes > maximumBytes && entry.path != kept {
             // Already gone means another process evicted it: either way it no longer counts.
             unlink(entry.path)
-            estimatedBytes -= entry.bytes
+            state.estimatedBytes -= entry.bytes
             let digest = String(entry.path.split(separator: "/").last?.dropLast(Self.entrySuffix.count) ?? "")
-            if let evicted = hot.removeValue(forKey: digest) { hotBytes -= evicted.data.count }
+            if let evicted = state.hot.removeValue(forKey: digest) { state.hotBytes -= evicted.data.count }
         }
     }
 

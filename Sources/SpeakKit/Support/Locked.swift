@@ -25,3 +25,65 @@ public final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// State that threads share behind a lock, with a condition to wait on until another thread
+/// changes it: a monitor. Its state is `Sendable`, so nothing read out of it can race.
+///
+/// On ``ThreadCondition``, not `Mutex`, for the reason ``Locked`` gives. `@unchecked` only for
+/// the lock: every access to `state` goes through ``withLock(_:)`` or ``withCondition(_:)``.
+public final class Monitor<State: Sendable>: @unchecked Sendable {
+    @usableFromInline let condition = ThreadCondition()
+    @usableFromInline var state: State
+
+    public init(_ state: State) { self.state = state }
+
+    /// Runs `body` with the state, holding the lock.
+    @inlinable
+    public func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body(&state)
+    }
+
+    /// Runs `body` holding the lock, with ``Held`` to read and change the state and to wait.
+    @inlinable
+    public func withCondition<Result, Failure: Error>(_ body: (borrowing Held) throws(Failure) -> Result)
+        throws(Failure) -> Result
+    {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body(Held(monitor: self))
+    }
+
+    /// Wakes one waiter; with the lock held or not.
+    public func signal() { condition.signal() }
+    /// Wakes every waiter; with the lock held or not.
+    public func broadcast() { condition.broadcast() }
+
+    /// The lock, held for the length of a ``Monitor/withCondition(_:)`` body. Each access to
+    /// `state` is its own, so none spans a wait, while which other threads change the state.
+    /// Not copyable, and lent to the body only: it cannot outlive the lock.
+    public struct Held: ~Copyable {
+        @usableFromInline let monitor: Monitor
+
+        @inlinable init(monitor: Monitor) { self.monitor = monitor }
+
+        @inlinable
+        public var state: State {
+            _read { yield monitor.state }
+            nonmutating _modify { yield &monitor.state }
+        }
+
+        /// Releases the lock until signalled (or woken spuriously: loop on the state), then takes it back.
+        public func wait() { monitor.condition.wait() }
+
+        /// As ``wait()``, giving up at `deadline`; `false` once it has passed.
+        @discardableResult
+        public func wait(until deadline: Date) -> Bool { monitor.condition.wait(until: deadline) }
+
+        public func signal() { monitor.condition.signal() }
+        public func broadcast() { monitor.condition.broadcast() }
+    }
+}

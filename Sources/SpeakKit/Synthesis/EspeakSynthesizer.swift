@@ -6,8 +6,9 @@ import Glibc
 ///
 /// espeak-ng keeps one global, non-thread-safe instance per process, so there is one
 /// `EspeakSynthesizer` (``shared()``) and every call into it is serialised by a lock.
-/// espeak-ng's global state forces `@unchecked Sendable`: every call into it takes `lock`.
-public final class EspeakSynthesizer: Synthesizer, @unchecked Sendable {
+/// Its own properties are constants; espeak-ng's global state, which Swift cannot see, is what
+/// `lock` guards.
+public final class EspeakSynthesizer: Synthesizer, Sendable {
     /// The sample rate of the PCM espeak-ng produces (22050 Hz for its own voices).
     public let sampleRate: Int
     /// The rate espeak-ng's own voices speak at, known before it is loaded.
