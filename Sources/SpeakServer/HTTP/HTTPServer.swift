@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Foundation
+import SpeakKit
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: a thread pool sized to the cores polls the connections
@@ -12,7 +13,7 @@ import Synchronization
 /// a reply the client stops taking after `sendTimeout`. Every suspended connection is
 /// known (``Suspensions``), so a shutdown can end them before `MHD_stop_daemon`, which aborts the
 /// process if any is still suspended.
-public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is libmicrohttpd's
+public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
     /// How a route takes its body: how much at most (more gets 413: by Content-Length before any
@@ -69,7 +70,9 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     let framedSession: FramedSession?
     let bodyPolicy: BodyPolicyProvider
     let screen: Screen
-    var daemon: OpaquePointer?
+    /// libmicrohttpd's daemon, which takes calls from any thread; `nil` once shutdown begins.
+    var daemon: OpaquePointer? { running.withLock { $0 }?.pointer }
+    private let running = Locked<CHandle?>(nil)
     let listener: Int32
     /// Requests begun and not yet completed.
     let inFlight = Gauge()
@@ -143,16 +146,17 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
         let flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
             | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue
-        daemon = options.withUnsafeMutableBufferPointer { items in
+        let daemon = options.withUnsafeMutableBufferPointer { items in
             withVaList([MHD_OPTION.ARRAY.rawValue, items.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
                 MHD_start_daemon_va(UInt32(flags), 0, nil, nil, accessHandler, context, arguments)
             }
         }
-        guard daemon != nil else {
+        guard let daemon else {
             close(listener)
             if let socketPath { unlink(socketPath) }
             throw HTTPServerError("libmicrohttpd could not start on \(socketPath ?? "port \(port)")")
         }
+        running.withLock { $0 = CHandle(daemon) }
         Thread.detachNewThread { [self] in
             if let framedSession { acceptSorting(framedSession) } else { accept() }
         }
@@ -162,8 +166,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer is l
     /// seconds. Any still running then are ended: a deferred answer becomes a 503, a stream is cut
     /// short. Then the daemon stops, with no connection left suspended.
     public func shutdown(timeout: TimeInterval = 30) {
-        guard let daemon else { return }
-        self.daemon = nil
+        guard let daemon = running.withLock({ $0.take() })?.pointer else { return }
         stopping.store(true, ordering: .sequentiallyConsistent)
         // Wakes the acceptor, which closes the socket.
         Glibc.shutdown(listener, Int32(SHUT_RDWR))

@@ -4,84 +4,100 @@ import SpeakKit
 
 /// Chunks written by a producer thread, read by libmicrohttpd when the socket can take them.
 /// With nothing to read the connection is suspended, and the next write resumes it. Its state is
-/// guarded by the lock of ``Suspensions``, which must see every suspension.
-final class ResponseStream: @unchecked Sendable {  // guarded by `suspensions.lock`
-    private let connection: OpaquePointer
+/// changed only inside the lock of ``Suspensions``, which must see every suspension.
+final class ResponseStream: Sendable {
+    private let connection: CHandle
     private let suspensions: Suspensions
-    private var pending = Data()
-    private var finished = false
-    private var failed = false
-    fileprivate var suspended = false
-    private var closed = false
-    /// Bytes libmicrohttpd has taken to send.
-    private var handedOut = 0
+    private struct State {
+        var pending = Data()
+        var finished = false
+        var failed = false
+        var suspended = false
+        var closed = false
+        /// Bytes libmicrohttpd has taken to send.
+        var handedOut = 0
+    }
+    /// Taken inside the suspensions' lock, never the other way round.
+    private let state = Locked(State())
 
     init(connection: OpaquePointer, suspensions: Suspensions) {
-        self.connection = connection
+        self.connection = CHandle(connection)
         self.suspensions = suspensions
     }
 
+    /// Runs `body` holding the suspensions' lock, then this stream's.
+    private func withLocks<Result: Sendable, Failure: Error>(
+        _ body: (inout Suspensions.Registry, inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try suspensions.registry.withLock { (registry) throws(Failure) in
+            try state.withLock { (state) throws(Failure) in try body(&registry, &state) }
+        }
+    }
+
     /// The first bytes, before the response is queued.
-    func prime(_ data: Data) { suspensions.lock.withLock { pending.append(data) } }
+    func prime(_ data: Data) { withLocks { _, state in state.pending.append(data) } }
 
     func write(_ data: Data) throws {
-        try suspensions.lock.withLock {
-            guard !closed, !suspensions.ending else { throw HTTPServerError("client went away") }
-            pending.append(data)
-            if suspended { resume() }
+        try withLocks { (registry, state) throws(HTTPServerError) in
+            guard !state.closed, !registry.ending else { throw HTTPServerError("client went away") }
+            state.pending.append(data)
+            if state.suspended { resume(&registry, &state) }
         }
     }
 
     func finish(failed: Bool) {
-        suspensions.lock.withLock {
-            finished = true
-            self.failed = self.failed || failed
-            if suspended && !closed { resume() }
+        withLocks { registry, state in
+            state.finished = true
+            state.failed = state.failed || failed
+            if state.suspended && !state.closed { resume(&registry, &state) }
         }
     }
 
-    /// Under the lock.
-    private func resume() {
-        suspended = false
-        suspensions.streams[ObjectIdentifier(self)] = nil
-        MHD_resume_connection(connection)
+    /// Under the locks.
+    private func resume(_ registry: inout Suspensions.Registry, _ state: inout State) {
+        state.suspended = false
+        registry.streams[ObjectIdentifier(self)] = nil
+        MHD_resume_connection(connection.pointer)
     }
 
-    /// Ends the stream for shutdown. Under the lock.
+    /// Ends the stream for shutdown, under the suspensions' lock, which drops it from their list.
     fileprivate func end() {
-        finished = true
-        failed = true
-        resume()
+        state.withLock { state in
+            state.finished = true
+            state.failed = true
+            state.suspended = false
+        }
+        MHD_resume_connection(connection.pointer)
     }
 
     func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
-        suspensions.lock.withLock {
-            if !pending.isEmpty {
-                let count = min(max, pending.count)
-                pending.withUnsafeBytes {
+        withLocks { registry, state in
+            if !state.pending.isEmpty {
+                let count = min(max, state.pending.count)
+                state.pending.withUnsafeBytes {
                     buffer.update(from: $0.bindMemory(to: CChar.self).baseAddress!, count: count)
                 }
-                pending.removeFirst(count)
-                handedOut += count
+                state.pending.removeFirst(count)
+                state.handedOut += count
                 return count
             }
             // -2 and -1 are MHD_CONTENT_READER_END_WITH_ERROR and _END_OF_STREAM (macros Swift cannot see).
-            if finished || suspensions.ending { return failed || !finished ? -2 : -1 }
-            suspended = true
-            suspensions.streams[ObjectIdentifier(self)] = self
-            MHD_suspend_connection(connection)
+            if state.finished || registry.ending { return state.failed || !state.finished ? -2 : -1 }
+            state.suspended = true
+            registry.streams[ObjectIdentifier(self)] = self
+            MHD_suspend_connection(connection.pointer)
             return 0
         }
     }
 
-    var bytesHandedOut: Int { suspensions.lock.withLock { handedOut } }
+    var bytesHandedOut: Int { state.withLock { $0.handedOut } }
 
     func close() {
-        suspensions.lock.withLock {
-            closed = true
-            if suspended {
-                suspended = false
-                suspensions.streams[ObjectIdentifier(self)] = nil
+        withLocks { registry, state in
+            state.closed = true
+            if state.suspended {
+                state.suspended = false
+                registry.streams[ObjectIdentifier(self)] = nil
             }
         }
     }
@@ -89,22 +105,25 @@ final class ResponseStream: @unchecked Sendable {  // guarded by `suspensions.lo
 
 /// Every connection suspended while its answer is made, so shutdown can end them all first
 /// (libmicrohttpd aborts the process if it is stopped with one still suspended). All suspending
-/// and resuming happens under `lock`, and none once `ending` is set.
-final class Suspensions: @unchecked Sendable {  // guarded by `lock`
-    let lock = ThreadLock()
-    fileprivate(set) var ending = false
-    /// Requests waiting for a deferred answer (or a stream's first bytes).
-    private var exchanges: [ObjectIdentifier: Exchange] = [:]
-    /// Streams waiting for their producer's next bytes.
-    fileprivate var streams: [ObjectIdentifier: ResponseStream] = [:]
+/// and resuming happens under the lock of `registry`, and none once `ending` is set.
+final class Suspensions: Sendable {
+    struct Registry {
+        fileprivate(set) var ending = false
+        /// Requests waiting for a deferred answer (or a stream's first bytes).
+        fileprivate var exchanges: [ObjectIdentifier: Exchange] = [:]
+        /// Streams waiting for their producer's next bytes.
+        fileprivate var streams: [ObjectIdentifier: ResponseStream] = [:]
+    }
+    fileprivate let registry = Locked(Registry())
 
     /// Suspends `exchange`'s connection until ``finish(_:with:stream:)``; false once ending.
     func suspend(_ exchange: Exchange, _ connection: OpaquePointer) -> Bool {
-        lock.withLock {
-            guard !ending else { return false }
-            exchange.connection = connection
-            exchanges[ObjectIdentifier(exchange)] = exchange
-            MHD_suspend_connection(connection)
+        let connection = CHandle(connection)
+        return registry.withLock { registry in
+            guard !registry.ending else { return false }
+            exchange.connection = connection.pointer
+            registry.exchanges[ObjectIdentifier(exchange)] = exchange
+            MHD_suspend_connection(connection.pointer)
             return true
         }
     }
@@ -112,8 +131,9 @@ final class Suspensions: @unchecked Sendable {  // guarded by `lock`
     /// Hands over the answer and resumes the connection; false if shutdown already answered it.
     @discardableResult
     func finish(_ exchange: Exchange, with response: HTTPResponse, stream: ResponseStream? = nil) -> Bool {
-        lock.withLock {
-            guard let connection = exchange.connection, exchanges.removeValue(forKey: ObjectIdentifier(exchange)) != nil
+        registry.withLock { registry in
+            guard let connection = exchange.connection,
+                registry.exchanges.removeValue(forKey: ObjectIdentifier(exchange)) != nil
             else { return false }
             exchange.ready = (response, stream)
             MHD_resume_connection(connection)
@@ -123,7 +143,7 @@ final class Suspensions: @unchecked Sendable {  // guarded by `lock`
 
     /// The answer made while suspended, once the connection is back.
     func takeReady(_ exchange: Exchange) -> (response: HTTPResponse, stream: ResponseStream?)? {
-        lock.withLock {
+        registry.withLock { _ in
             defer { exchange.ready = nil }
             return exchange.ready
         }
@@ -132,16 +152,16 @@ final class Suspensions: @unchecked Sendable {  // guarded by `lock`
     /// Answers every suspended request with a 503 and cuts every waiting stream short, then
     /// refuses all further suspensions. Returns how many it ended.
     func endAll() -> Int {
-        lock.withLock {
-            ending = true
-            let count = exchanges.count + streams.count
-            for exchange in exchanges.values {
+        registry.withLock { registry in
+            registry.ending = true
+            let count = registry.exchanges.count + registry.streams.count
+            for exchange in registry.exchanges.values {
                 exchange.ready = (HTTPServer.ending, nil)
                 if let connection = exchange.connection { MHD_resume_connection(connection) }
             }
-            exchanges = [:]
-            for stream in streams.values { stream.end() }
-            streams = [:]
+            registry.exchanges = [:]
+            for stream in registry.streams.values { stream.end() }
+            registry.streams = [:]
             return count
         }
     }
