@@ -4,7 +4,7 @@ import SpeakKit
 /// the fewest turns (a short request's first piece goes before a long request's tenth), then the
 /// one that asked first. A long request gives up its slot after every piece, so a short one
 /// waits for at most one piece, never for whole long requests.
-final class FairTurns: Sendable {
+final class FairTurns: @unchecked Sendable {
     /// One caller waiting: `turn` is how many turns it has had, `ticket` when it asked.
     struct Waiter: Comparable {
         var turn: Int
@@ -12,22 +12,15 @@ final class FairTurns: Sendable {
         static func < (left: Waiter, right: Waiter) -> Bool { (left.turn, left.ticket) < (right.turn, right.ticket) }
     }
 
-    private struct State {
-        var free: Int
-        var waiting: [Waiter] = []
-        var nextTicket: UInt64 = 0
-        /// The latest asks and grants, in order: the tests' window into the order.
-        var events: [Event] = []
-
-        mutating func record(_ event: Event) {
-            if events.count >= FairTurns.historyLimit { events.removeFirst(events.count - FairTurns.historyLimit + 1) }
-            events.append(event)
-        }
-    }
-
-    private let state: Monitor<State>
+    /// Guards everything below.
+    private let condition = ThreadCondition()
+    private var free: Int
     /// How many callers may run at once.
     let slots: Int
+    private var waiting: [Waiter] = []
+    private var nextTicket: UInt64 = 0
+    /// The latest asks and grants, in order: the tests' window into the order.
+    private var events: [Event] = []
     static let historyLimit = 512
 
     enum Event: Equatable {
@@ -37,7 +30,7 @@ final class FairTurns: Sendable {
 
     init(slots: Int) {
         self.slots = max(slots, 1)
-        state = Monitor(State(free: self.slots))
+        free = self.slots
     }
 
     /// Runs `body` in a slot, once it is this caller's turn; `turn` is how many it has had before.
@@ -48,28 +41,35 @@ final class FairTurns: Sendable {
     }
 
     /// Whether no caller runs or waits: the model has the machine's cores to itself.
-    var isIdle: Bool { state.withLock { $0.free == slots && $0.waiting.isEmpty } }
+    var isIdle: Bool { condition.withLock { free == slots && waiting.isEmpty } }
 
     /// The latest ``historyLimit`` asks and grants, oldest first.
-    var history: [Event] { state.withLock { $0.events } }
+    var history: [Event] { condition.withLock { events } }
 
     private func acquire(turn: Int) {
-        state.withCondition { held in
-            let me = Waiter(turn: turn, ticket: held.state.nextTicket)
-            held.state.nextTicket += 1
-            held.state.waiting.append(me)
-            held.state.record(.asked(me))
-            while held.state.free == 0 || held.state.waiting.min() != me { held.wait() }
-            held.state.waiting.removeAll { $0 == me }
-            held.state.free -= 1
-            held.state.record(.granted(me))
+        condition.withLock {
+            let me = Waiter(turn: turn, ticket: nextTicket)
+            nextTicket += 1
+            waiting.append(me)
+            record(.asked(me))
+            while free == 0 || waiting.min() != me { condition.wait() }
+            waiting.removeAll { $0 == me }
+            free -= 1
+            record(.granted(me))
             // Another slot may be free for the next in line.
-            held.broadcast()
+            condition.broadcast()
         }
     }
 
+    private func record(_ event: Event) {
+        if events.count >= Self.historyLimit { events.removeFirst(events.count - Self.historyLimit + 1) }
+        events.append(event)
+    }
+
     private func release() {
-        state.withLock { $0.free += 1 }
-        state.broadcast()
+        condition.withLock {
+            free += 1
+            condition.broadcast()
+        }
     }
 }

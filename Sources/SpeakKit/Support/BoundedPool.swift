@@ -1,74 +1,72 @@
 /// At most `capacity` items of a costly kind (a decoder, a model's state), each used by one caller
 /// at a time: made on first need, then reused (unless retired), and a caller waits while all are
 /// out. A failed make gives its place back.
-public final class BoundedPool<Item: Sendable, Failure: Error>: Sendable {
+/// `@unchecked`: `condition` guards the state below, and a caller must wait on it for a free item,
+/// which `Mutex` cannot do.
+public final class BoundedPool<Item, Failure: Error>: @unchecked Sendable {
     /// An item out of the pool, and how many were out with it, itself included, when it was taken.
     public struct Lease {
         public let item: Item
         public let concurrent: Int
     }
 
-    private struct State: Sendable {
-        var idle: [Item] = []
-        var made = 0
-        var busy = 0
-    }
-
     public let capacity: Int
-    private let make: @Sendable () throws(Failure) -> Item
-    private let discard: @Sendable (Item) -> Void
-    /// A caller waits on it for a free item.
-    private let state = Monitor(State())
+    private let make: () throws(Failure) -> Item
+    private let discard: (Item) -> Void
+    private let condition = ThreadCondition()
+    private var idle: [Item] = []
+    private var made = 0
+    private var busy = 0
 
     /// `discard` frees an idle item when the pool goes.
-    public init(
-        capacity: Int, make: @escaping @Sendable () throws(Failure) -> Item,
-        discard: @escaping @Sendable (Item) -> Void = { _ in }
-    ) {
+    public init(capacity: Int, make: @escaping () throws(Failure) -> Item, discard: @escaping (Item) -> Void = { _ in })
+    {
         self.capacity = max(1, capacity)
         self.make = make
         self.discard = discard
     }
 
-    deinit { state.withLock { $0.idle }.forEach(discard) }
+    deinit { idle.forEach(discard) }
 
     public func acquire() throws(Failure) -> Lease {
-        let (item, concurrent) = state.withCondition { held -> (Item?, Int) in
-            while held.state.idle.isEmpty && held.state.made >= capacity { held.wait() }
-            held.state.busy += 1
-            if let item = held.state.idle.popLast() { return (item, held.state.busy) }
-            held.state.made += 1
-            return (nil, held.state.busy)
+        condition.lock()
+        while idle.isEmpty && made >= capacity { condition.wait() }
+        busy += 1
+        if let item = idle.popLast() {
+            defer { condition.unlock() }
+            return Lease(item: item, concurrent: busy)
         }
-        if let item { return Lease(item: item, concurrent: concurrent) }
+        made += 1
+        let concurrent = busy
+        condition.unlock()
         do {
             return Lease(item: try make(), concurrent: concurrent)
         } catch {
-            state.withLock {
-                $0.made -= 1
-                $0.busy -= 1
+            condition.withLock {
+                made -= 1
+                busy -= 1
             }
-            state.signal()
+            condition.signal()
             throw error
         }
     }
 
     public func release(_ lease: Lease) {
-        state.withLock {
-            $0.idle.append(lease.item)
-            $0.busy -= 1
+        condition.withLock {
+            idle.append(lease.item)
+            busy -= 1
         }
-        state.signal()
+        condition.signal()
     }
 
     /// Frees the leased item instead of giving it back (its place is free for a new one).
     public func retire(_ lease: Lease) {
         discard(lease.item)
-        state.withLock {
-            $0.made -= 1
-            $0.busy -= 1
+        condition.withLock {
+            made -= 1
+            busy -= 1
         }
-        state.signal()
+        condition.signal()
     }
 
     /// Runs `body` with an item of the pool, given back after.
@@ -79,8 +77,8 @@ public final class BoundedPool<Item: Sendable, Failure: Error>: Sendable {
     }
 
     /// Items made so far (at most ``capacity``).
-    public var itemsMade: Int { state.withLock { $0.made } }
+    public var itemsMade: Int { condition.withLock { made } }
 
     /// Items out right now.
-    public var itemsBusy: Int { state.withLock { $0.busy } }
+    public var itemsBusy: Int { condition.withLock { busy } }
 }

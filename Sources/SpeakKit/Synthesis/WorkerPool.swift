@@ -1,7 +1,6 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// A failure of synthesis in a worker process: the worker's own message (an unknown espeak-ng
 /// voice, say), or what happened to the worker (it died, the pool is shut down).
@@ -33,17 +32,16 @@ public struct WorkerError: Error, CustomStringConvertible, Sendable {
 /// child inherits every descriptor not marked close-on-exec: the pool marks its own, and the
 /// server must open its listening and client sockets with `SOCK_CLOEXEC`, or a worker would hold
 /// them open.
-public final class WorkerPool: Synthesizer, Sendable {
+public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by `condition`
     /// One worker process. `exited` is set (under the pool's lock) before the process is reaped,
     /// so a signal sent while it is clear cannot reach a recycled process ID.
-    private final class Worker: Sendable {
+    private final class Worker: @unchecked Sendable {  // `exited` guarded by the pool's `condition`
         let pid: pid_t
         /// The parent's end of a socket pair: the child's standard input and output. A socket,
         /// not pipes, so writes can pass `MSG_NOSIGNAL`: a dead worker gives EPIPE, not a SIGPIPE
         /// that would kill the server.
         let socket: Int32
-        /// Read and written under the pool's lock, which is what orders it; atomic only to be `Sendable`.
-        let exited = Atomic(false)
+        var exited = false
         let reaped = DispatchSemaphore(value: 0)
 
         init(pid: pid_t, socket: Int32) {
@@ -54,18 +52,14 @@ public final class WorkerPool: Synthesizer, Sendable {
 
     private let executable: URL
     private let arguments: [String]
-    private struct State {
-        var idle: [Worker] = []
-        /// Workers started and not yet stopped, idle or busy.
-        var running = 0
-        var isShutDown = false
-        /// Workers that died and were replaced, for tests and logs.
-        var replacedCount = 0
-    }
-    private let state = Monitor(State())
-
+    // Guards everything below.
+    private let condition = ThreadCondition()
+    private var idle: [Worker] = []
+    /// Workers started and not yet stopped, idle or busy.
+    private var running = 0
+    private var isShutDown = false
     /// Workers that died and were replaced, for tests and logs.
-    var replacedCount: Int { state.withLock { $0.replacedCount } }
+    private(set) var replacedCount = 0
 
     public init(executable: URL, arguments: [String] = ["worker"], size: Int) throws {
         precondition(size > 0, "a worker pool needs at least one worker")
@@ -78,9 +72,9 @@ public final class WorkerPool: Synthesizer, Sendable {
             for worker in started { retire(worker, kill: true) }
             throw error
         }
-        state.withLock {
-            $0.idle = started
-            $0.running = size
+        condition.withLock {
+            idle = started
+            running = size
         }
     }
 
@@ -105,7 +99,7 @@ public final class WorkerPool: Synthesizer, Sendable {
     /// worker is ready, or replaced, for the next request.
     public func synthesize(_ request: SynthesisRequest, onChunk: (PCMChunk) throws -> Void) throws {
         let line = try request.line()
-        let attempts = state.withLock { $0.running } + 1
+        let attempts = condition.withLock { running } + 1
         for attempt in 1...attempts {
             do {
                 return try synthesize(line, onChunk: onChunk)
@@ -151,52 +145,50 @@ public final class WorkerPool: Synthesizer, Sendable {
     /// Stops every worker: idle ones now, busy ones as their replies end. Waiting and later
     /// requests fail with ``WorkerError``.
     public func shutdown() {
-        let stopping = state.withCondition { held in
-            held.state.isShutDown = true
-            let stopping = held.state.idle
-            held.state.idle = []
-            held.state.running -= stopping.count
-            held.broadcast()
-            return stopping
-        }
+        condition.lock()
+        isShutDown = true
+        let stopping = idle
+        idle = []
+        running -= stopping.count
+        condition.broadcast()
+        condition.unlock()
         for worker in stopping { retire(worker, kill: false) }
     }
 
     /// The idle workers' process IDs, for tests.
-    var idleProcessIDs: [pid_t] { state.withLock { $0.idle.map(\.pid) } }
+    var idleProcessIDs: [pid_t] { condition.withLock { idle.map(\.pid) } }
 
     /// Waits until at least `count` workers have been replaced, or `seconds` pass; for tests.
     func waitForReplacements(_ count: Int, seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
-        return state.withCondition { held in
-            while held.state.replacedCount < count {
-                guard held.wait(until: deadline) else { return held.state.replacedCount >= count }
-            }
-            return true
-        }
+        condition.lock()
+        defer { condition.unlock() }
+        while replacedCount < count { guard condition.wait(until: deadline) else { return replacedCount >= count } }
+        return true
     }
 
     private func checkOut() throws -> Worker {
-        try state.withCondition { (held) throws(WorkerError) in
-            while held.state.idle.isEmpty && held.state.running > 0 && !held.state.isShutDown { held.wait() }
-            guard !held.state.isShutDown else { throw WorkerError("the synthesis worker pool is shut down") }
-            guard let worker = held.state.idle.popLast() else {
-                throw WorkerError("no synthesis worker is running: none could be started")
-            }
-            return worker
+        condition.lock()
+        defer { condition.unlock() }
+        while idle.isEmpty && running > 0 && !isShutDown { condition.wait() }
+        guard !isShutDown else { throw WorkerError("the synthesis worker pool is shut down") }
+        guard let worker = idle.popLast() else {
+            throw WorkerError("no synthesis worker is running: none could be started")
         }
+        return worker
     }
 
     private func checkIn(_ worker: Worker, replace: Bool) {
         guard replace else {
-            let kept = state.withCondition { held in
-                guard !held.state.isShutDown && !worker.exited.load(ordering: .relaxed) else { return false }
-                held.state.idle.append(worker)
-                held.signal()
-                return true
+            condition.lock()
+            if !isShutDown && !worker.exited {
+                idle.append(worker)
+                condition.signal()
+                condition.unlock()
+                return
             }
-            if !kept { replaced(worker, kill: false) }
-            return
+            condition.unlock()
+            return replaced(worker, kill: false)
         }
         replaced(worker, kill: true)
     }
@@ -209,27 +201,26 @@ public final class WorkerPool: Synthesizer, Sendable {
 
     /// Starts a worker for one that is gone; after shutdown, counts one fewer instead.
     private func replenish() {
-        let fresh = state.withLock { $0.isShutDown } ? nil : try? spawn()
-        let kept = state.withCondition { held in
-            defer { held.broadcast() }
-            if let fresh, !held.state.isShutDown {
-                held.state.replacedCount += 1
-                held.state.idle.append(fresh)
-                return true
-            }
-            // One worker fewer: waiters must see it, in case it was the last.
-            held.state.running -= 1
-            return false
+        let fresh = condition.withLock { isShutDown } ? nil : try? spawn()
+        condition.lock()
+        if let fresh, !isShutDown {
+            replacedCount += 1
+            idle.append(fresh)
+            condition.broadcast()
+            condition.unlock()
+            return
         }
-        if let fresh, !kept { retire(fresh, kill: false) }
+        // One worker fewer: waiters must see it, in case it was the last.
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
+        if let fresh { retire(fresh, kill: false) }
     }
 
     /// Closing the socket ends the worker's input, so it exits; `kill` is for one mid-reply.
     /// Returns once the worker has been reaped.
     private func retire(_ worker: Worker, kill: Bool) {
-        if kill {
-            state.withLock { _ in if !worker.exited.load(ordering: .relaxed) { _ = Glibc.kill(worker.pid, SIGKILL) } }
-        }
+        if kill { condition.withLock { if !worker.exited { _ = Glibc.kill(worker.pid, SIGKILL) } } }
         close(worker.socket)
         worker.reaped.wait()
     }
@@ -239,10 +230,10 @@ public final class WorkerPool: Synthesizer, Sendable {
     private func watch(_ worker: Worker) {
         var info = siginfo_t()
         _ = try? SystemCall.retrying("waitid") { waitid(P_PID, id_t(worker.pid), &info, WEXITED | WNOWAIT) }
-        let wasIdle = state.withLock { state -> Bool in
-            worker.exited.store(true, ordering: .relaxed)
-            guard let index = state.idle.firstIndex(where: { $0 === worker }) else { return false }
-            state.idle.remove(at: index)
+        let wasIdle = condition.withLock { () -> Bool in
+            worker.exited = true
+            guard let index = idle.firstIndex(where: { $0 === worker }) else { return false }
+            idle.remove(at: index)
             return true
         }
         _ = try? SystemCall.waitForExit(worker.pid)

@@ -3,25 +3,12 @@ import SpeakKit
 
 /// A fixed number of threads at most, started as needed, running jobs in order of submission.
 /// Bounded because every job belongs to a connection, and connections are bounded.
-final class ThreadPool: Sendable {
-    private struct State {
-        var jobs: [(@Sendable () -> Void)?] = []
-        var next = 0
-        var threads = 0
-        var idle = 0
-
-        mutating func take() -> @Sendable () -> Void {
-            let job = jobs[next]!
-            jobs[next] = nil
-            next += 1
-            if next > 256 && next * 2 > jobs.count {
-                jobs.removeFirst(next)
-                next = 0
-            }
-            return job
-        }
-    }
-    private let state = Monitor(State())
+final class ThreadPool: @unchecked Sendable {  // guarded by `condition`
+    private let condition = ThreadCondition()
+    private var jobs: [(@Sendable () -> Void)?] = []
+    private var next = 0
+    private var threads = 0
+    private var idle = 0
     let maximumThreads: Int
     /// The threads' name (in `top -H`, `/proc/…/task/…/comm`): else they inherit the name of
     /// the libmicrohttpd thread that started them.
@@ -33,13 +20,12 @@ final class ThreadPool: Sendable {
     }
 
     func run(_ job: @escaping @Sendable () -> Void) {
-        let start = state.withCondition { held in
-            held.state.jobs.append(job)
-            let start = held.state.jobs.count - held.state.next > held.state.idle && held.state.threads < maximumThreads
-            if start { held.state.threads += 1 }
-            held.signal()
-            return start
-        }
+        condition.lock()
+        jobs.append(job)
+        let start = jobs.count - next > idle && threads < maximumThreads
+        if start { threads += 1 }
+        condition.signal()
+        condition.unlock()
         if start { Thread.detachNewThread { [self] in work() } }
     }
 
@@ -54,40 +40,47 @@ final class ThreadPool: Sendable {
             close(comm)
         }
         while true {
-            let job = state.withCondition { held in
-                while held.state.next == held.state.jobs.count {
-                    held.state.idle += 1
-                    held.wait()
-                    held.state.idle -= 1
-                }
-                // Taken out, so what it holds (a request's spooled uploads) goes when it ends.
-                return held.state.take()
+            condition.lock()
+            while next == jobs.count {
+                idle += 1
+                condition.wait()
+                idle -= 1
             }
+            // Taken out, so what it holds (a request's spooled uploads) goes when it ends.
+            let job = jobs[next]!
+            jobs[next] = nil
+            next += 1
+            if next > 256 && next * 2 > jobs.count {
+                jobs.removeFirst(next)
+                next = 0
+            }
+            condition.unlock()
             job()
         }
     }
 }
 
 /// A count many threads change and one may wait on.
-final class Gauge: Sendable {
-    private let count = Monitor(0)
+final class Gauge: @unchecked Sendable {  // guarded by `condition`
+    private let condition = ThreadCondition()
+    private var count = 0
 
     /// Adds `delta`; the new count.
     @discardableResult
     func add(_ delta: Int) -> Int {
-        defer { count.broadcast() }
-        return count.withLock {
-            $0 += delta
-            return $0
+        condition.withLock {
+            count += delta
+            condition.broadcast()
+            return count
         }
     }
 
-    var value: Int { count.withLock { $0 } }
+    var value: Int { condition.withLock { count } }
 
     /// Waits until the count is at most `limit`, or `deadline` passes.
     func wait(untilAtMost limit: Int, deadline: Date) {
-        count.withCondition { held in
-            while held.state > limit && held.wait(until: deadline) {}
-        }
+        condition.lock()
+        defer { condition.unlock() }
+        while count > limit && condition.wait(until: deadline) {}
     }
 }
