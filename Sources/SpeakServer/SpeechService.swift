@@ -220,7 +220,7 @@ public final class SpeechService: Sendable {
     }
 
     /// The voice named `name` (the default for `nil`). Whether it can speak here is asked only of a
-    /// reply that is made (``SpeechEngine/plan(_:whole:)``): one made before is served from the cache.
+    /// reply that is made (``SpeechEngine/reply(_:)``): one made before is served from the cache.
     func voice(named name: String?) throws -> Voice {
         do {
             return try engine.resolveVoice(named: name, refusingUnavailable: false)

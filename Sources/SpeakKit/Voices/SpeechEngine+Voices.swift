@@ -34,7 +34,7 @@ extension SpeechEngine {
     /// The voice a front end asks for: by `name`, else the best here for `language` (BCP 47, `_`
     /// taken as `-`), else the default voice; as `speaker` if one is named; refused when it cannot
     /// speak here if `refusingUnavailable`. A front end that answers some requests from the cache
-    /// asks without the refusal and refuses only what it makes (``plan(_:whole:)``).
+    /// asks without the refusal and refuses only what it makes (``reply(_:)``).
     /// - Parameter speakerVoice: the voice speaking as a named speaker, or `nil` when it has none;
     ///   by default what the voice's engine says.
     public func resolveVoice(
