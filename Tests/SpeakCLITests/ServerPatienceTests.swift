@@ -77,9 +77,11 @@ final class ServerPatienceTests {
         let server = try server(config: #"{"idleTimeoutSeconds": 1, "sendTimeoutSeconds": 2}"#)
         let reader = try Self.requestLongWAV(from: server)
         var received = reader.read(atLeast: 256 << 10, seconds: 30)
-        // Four times the send timeout: the reply's synthesis may still be running on a busy machine,
-        // and the timer only runs while the server has bytes it cannot send.
-        Thread.sleep(forTimeInterval: 8)
+        // Not reading until the server says it let the reply go: its timer runs only while it has
+        // bytes it cannot send, so how long that takes depends on the machine.
+        try poll("the server to abandon the reply", seconds: 60) {
+            server.process.stderrSoFar.contains("reply abandoned")
+        }
         received += reader.readToEnd(seconds: 30)
         #expect(received.suffix(7) != Data("\r\n0\r\n\r\n".utf8), "the reply was cut")
         let log = server.stop().stderr

@@ -128,6 +128,11 @@ final class Subprocess: @unchecked Sendable {
         reading.withLock { String(decoding: output.stdout, as: UTF8.self) }
     }
 
+    /// What the child has written to its standard error so far.
+    var stderrSoFar: String {
+        reading.withLock { String(decoding: output.stderr, as: UTF8.self) }
+    }
+
     /// Sends `signal`, unless the child has been reaped already.
     func send(_ signal: Int32) {
         reaping.withLock { if reaped == nil { _ = kill(pid, signal) } }
