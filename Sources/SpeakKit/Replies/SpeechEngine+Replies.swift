@@ -41,7 +41,7 @@ extension SpeechEngine {
             }
         }
         // Refused now, so the front end answers with an error, not a reply cut off after its first bytes.
-        if case .failure(let error)? = availability(of: synthesis.voice) { throw error }
+        try refuseIfUnavailable(synthesis.voice)
         return .stream(ReplyInfo(tag: tag, upstream: upstream)) { [self] write in
             try encode(synthesis, key: key, upstream: upstream, write: write)
         }
@@ -120,8 +120,11 @@ extension SpeechEngine {
         _ request: ReplyRequest, key: ReplyKey, onProgress: ((Double) -> Void)?, onChunk: (PCMChunk) throws -> Void
     ) throws -> ReplyInfo {
         let synthesis = request.synthesis
-        if let cached = cache?.data(for: key), let pcm = try? PCMBuffer(audio: cached) {
+        func deliver(_ pcm: PCMBuffer) throws {
             try pcm.samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: pcm.sampleRate)) }
+        }
+        if let cached = cache?.data(for: key), let pcm = try? PCMBuffer(audio: cached) {
+            try deliver(pcm)
             var info = ReplyInfo(tag: key.digest, fromCache: true)
             info.seconds = pcm.duration
             return info
@@ -133,11 +136,11 @@ extension SpeechEngine {
         guard synthesizer.features.contains(.streaming) else {
             var (data, info) = try whole(synthesis, key: key, upstream: upstream)
             let pcm = try PCMBuffer(audio: data)
-            try pcm.samples.withUnsafeBufferPointer { try onChunk(PCMChunk(samples: $0, sampleRate: pcm.sampleRate)) }
+            try deliver(pcm)
             info.seconds = pcm.duration
             return info
         }
-        if case .failure(let error)? = availability(of: synthesis.voice) { throw error }
+        try refuseIfUnavailable(synthesis.voice)
         let entry = CacheEntry(self, key: key)
         var encoder = PaddedEncoder(format: synthesis.format, mp3: synthesis.mp3)
         var info = ReplyInfo(tag: key.digest, upstream: upstream)
@@ -248,5 +251,12 @@ private struct PaddedEncoder {
             tail = try silence.withUnsafeBufferPointer { try encoder!.encode($0) }
         }
         return try tail + encoder!.finish()
+    }
+}
+
+extension SpeechEngine {
+    /// Throws why `voice` cannot speak here, if its engine reports a problem.
+    fileprivate func refuseIfUnavailable(_ voice: Voice) throws(SynthesisError) {
+        if case .failure(let error)? = availability(of: voice) { throw error }
     }
 }
