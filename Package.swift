@@ -97,7 +97,8 @@ let package = Package(
         .testTarget(
             name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx", "COnnxRuntime"]),
         .testTarget(
-            name: "SpeakServerTests", dependencies: ["SpeakServer", "SpeakKit", "SpeakCLI", "SpeakTestSupport"]),
+            name: "SpeakServerTests",
+            dependencies: ["SpeakServer", "SpeakKit", "SpeakMedia", "SpeakCLI", "SpeakTestSupport"]),
         .testTarget(name: "SpeakWyomingTests", dependencies: ["SpeakWyoming", "SpeakKit", "SpeakTestSupport"]),
         // These run the built `speak` and `speak-full`, which `swift build --build-tests` builds with them.
         .testTarget(name: "SpeakCLITests", dependencies: ["SpeakKit", "SpeakCLI", "SpeakMedia"]),

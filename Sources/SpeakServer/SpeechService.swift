@@ -11,7 +11,8 @@ public final class SpeechService: Sendable {
     let tokens: TokenStore?
     let limiter: RateLimiter
     let player: Player
-    let transcriber: any Transcriber
+    /// Decodes and transcribes uploads: composed with the server's decoder, once.
+    let transcription: TranscriptionEngine
     /// Where uploads are spooled while their request lasts.
     let uploads: URL
 
@@ -32,7 +33,7 @@ public final class SpeechService: Sendable {
 
     public init(
         configuration: ServerConfiguration, engine: SpeechEngine, tokens: TokenStore?, player: Player,
-        transcriber: any Transcriber, uploads: URL
+        transcription: TranscriptionEngine, uploads: URL
     ) {
         self.configuration = configuration
         self.engine = engine
@@ -40,7 +41,7 @@ public final class SpeechService: Sendable {
         self.limiter = RateLimiter(
             requestsPerMinute: configuration.rateLimitPerMinute, burst: configuration.rateLimitBurst)
         self.player = player
-        self.transcriber = transcriber
+        self.transcription = transcription
         self.uploads = uploads
         // Found now, not on the first request: it asks every voice's engine.
         _ = engine.openAIVoice

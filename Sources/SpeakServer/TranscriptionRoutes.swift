@@ -1,6 +1,5 @@
 import Foundation
 import SpeakKit
-import SpeakMedia
 
 /// `POST /api/transcribe` (the mobile client's contract), OpenAI's `POST /v1/audio/transcriptions` and
 /// `POST /v1/audio/translations` (the same, in English).
@@ -118,9 +117,8 @@ extension SpeechService {
     /// does, so a long recording costs a piece's memory, not its length's; the client's mistakes
     /// as ``HTTPError``s.
     private func transcript(_ upload: UploadedFile, options: TranscriptionOptions, openAI: Bool) throws -> Transcript {
-        let engine = TranscriptionEngine(transcriber: transcriber, decoder: MediaDecoder())
         do {
-            return try engine.transcribe(
+            return try transcription.transcribe(
                 file: upload.url, maximumSeconds: configuration.maximumAudioSeconds, options: options)
         } catch AudioFileError.tooShort {
             throw HTTPError(400, "the recording is shorter than 0.01 s", param: "file", code: "audio_too_short")

@@ -34,7 +34,8 @@ public struct WyomingService: Sendable {
     }
 
     public var engine: SpeechEngine
-    public var transcriber: any Transcriber
+    /// Converts and transcribes every session's audio.
+    public var transcription: TranscriptionEngine
     /// `nil` when no transcriber can run here: `info` then offers no `asr` program.
     public var transcriberInfo: TranscriberInfo?
     public var speakers: Speakers
@@ -48,7 +49,7 @@ public struct WyomingService: Sendable {
         speakers: Speakers = .none, limits: WyomingLimits = WyomingLimits(), version: String = "1.0"
     ) {
         self.engine = engine
-        self.transcriber = transcriber
+        transcription = TranscriptionEngine(transcriber: transcriber)
         self.transcriberInfo = transcriberInfo
         self.speakers = speakers
         self.limits = limits

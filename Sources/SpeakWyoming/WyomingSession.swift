@@ -7,8 +7,6 @@ import SpeakKit
 /// sentence is spoken, so the first sentence's audio goes out before the last one is synthesised.
 final class WyomingSession {
     private let service: WyomingService
-    /// Converts and transcribes the audio: the session only collects it.
-    private let transcription: TranscriptionEngine
     private var reader: EventReader
     private let descriptor: Int32
     /// Text coming in pieces, between `synthesize-start` and `synthesize-stop`.
@@ -16,8 +14,9 @@ final class WyomingSession {
     /// The stream was refused (its error sent): its chunks, Home Assistant's whole-text synthesize
     /// and its stop get no more errors of their own, one mistake being one error.
     private var refusedStream = false
-    /// Audio coming in for transcription, between `audio-start` and `audio-stop`.
-    private var recording: TranscriptionInput?
+    /// Audio coming in for transcription, between `audio-start` and `audio-stop`: converted and
+    /// transcribed by the engine's stream as it comes, the session only feeds it.
+    private var recording: TranscriptionStream?
     /// Set when a recording was refused: its remaining chunks are dropped until its `audio-stop`,
     /// so they are never taken for a new recording and a partial transcript; that stop then ends
     /// the connection, as a client waiting for the transcript would otherwise wait for ever.
@@ -61,7 +60,6 @@ final class WyomingSession {
     init(descriptor: Int32, service: WyomingService, activity: ConnectionActivity? = nil) {
         self.descriptor = descriptor
         self.service = service
-        transcription = TranscriptionEngine(transcriber: service.transcriber)
         reader = EventReader(descriptor: descriptor, limits: service.limits)
         reader.activity = activity
         writer = EventWriter(descriptor: descriptor)
@@ -172,16 +170,20 @@ final class WyomingSession {
                 discarding = true
                 throw Refusal(text: "more than \(service.limits.audioSeconds) s of audio", code: "audio-too-long")
             }
-            recording!.append(event.payload)
+            do { try recording!.append(event.payload) } catch {
+                recording = nil
+                discarding = true
+                throw Refusal(text: "cannot transcribe: \(error)", code: "transcription-failed")
+            }
         case "audio-stop":
             // Refused audio had its error; no audio at all is an empty recording.
             guard !discarding else {
                 discarding = false
                 throw EndOfRefusedRequest()
             }
-            var finished = try recording ?? startRecording(WyomingEvent("audio-start"))
+            let finished = try recording ?? startRecording(WyomingEvent("audio-start"))
             recording = nil
-            try transcribe(finished.finish())
+            try transcribe(finished)
         default:
             break  // Events of other services (wake, intent, satellite…) are not ours to answer.
         }
@@ -318,7 +320,7 @@ final class WyomingSession {
 
     /// The recording an `audio-start` (or a first `audio-chunk`) describes. Refused, the rest of
     /// its audio is dropped up to its `audio-stop`: one error, not one per chunk.
-    private func startRecording(_ event: WyomingEvent) throws -> TranscriptionInput {
+    private func startRecording(_ event: WyomingEvent) throws -> TranscriptionStream {
         // Absent, a field takes Wyoming's default; present, it must be a whole number.
         func field(_ key: String, _ absent: Int) -> Int? { event.data[key] == nil ? absent : event.integer(key) }
         let rate = field("rate", Self.defaultAudioRate)
@@ -335,18 +337,20 @@ final class WyomingSession {
                     + "got \(given.joined(separator: ", "))",
                 code: "unsupported-audio")
         }
-        return transcription.input(PCMFormat(sampleRate: rate, width: width, channels: channels))
+        return service.transcription.stream(
+            PCMFormat(sampleRate: rate, width: width, channels: channels),
+            options: TranscriptionOptions(language: language))
     }
 
-    private func transcribe(_ audio: PCMBuffer) throws {
+    /// The recording's transcript, in the language `transcribe` named (before or during the audio).
+    private func transcribe(_ recording: TranscriptionStream) throws {
+        var recording = recording
         let requested = language
         language = nil
-        guard !audio.samples.isEmpty else {
-            return try send(transcript("", language: requested))
-        }
+        recording.options.language = requested
         let result: Transcript
         do {
-            result = try transcription.transcribe(audio, options: TranscriptionOptions(language: requested))
+            result = try recording.finish()
         } catch {
             throw Refusal(text: "cannot transcribe: \(error)", code: "transcription-failed", endsRequest: true)
         }

@@ -69,7 +69,9 @@ enum AskCommand {
             )
             guard !prompt.isEmpty else { throw UsageError("no question to ask: speak ask \"Deploy to production?\"") }
             // The model loads while the prompt plays, so the answer is ready when the speaker stops.
-            let loading = Loading { [upstream, local] in try Engines.transcriber(upstream: upstream, local: local) }
+            let loading = Loading { [upstream, local] in
+                Engines.transcription(try Engines.transcriber(upstream: upstream, local: local))
+            }
 
             // 1. The prompt, heard whole before the microphone opens.
             let engine = SpeechEngine(
@@ -79,7 +81,8 @@ enum AskCommand {
                 options: SpeechOptions(voice: try engine.voice(named: voiceName ?? UserSettings.defaultVoiceName())))
             Interrupt.install()
             try engine.play(question, on: Player(device: device, shouldStop: { Interrupt.requested }))
-            let transcriber = try loading.value()
+            let transcription = try loading.value()
+            let transcriber = transcription.transcriber
             if let expect, let checking = transcriber as? any ExpectedPhraseChecking,
                 !checking.unknownWords(in: expect).isEmpty
             {
@@ -112,7 +115,7 @@ enum AskCommand {
             do {
                 // Decoded as speak transcribe decodes files: in pieces, refused past --max-duration.
                 transcript = try TranscribeCommand.transcript(
-                    of: answer.url.path, engine: TranscriptionEngine(transcriber: transcriber, decoder: MediaDecoder()),
+                    of: answer.url.path, engine: transcription,
                     options: TranscriptionOptions(expectedPhrases: expect), maximumSeconds: maximumSeconds)
             } catch let error as TranscriptionError {
                 if Interrupt.requested { throw interrupted }

@@ -2,6 +2,7 @@ import Foundation
 import SpeakCLI
 import SpeakEngines
 import SpeakKit
+import SpeakMedia
 import SpeakPiper
 import SpeakPocketSphinx
 import SpeakServer
@@ -39,6 +40,11 @@ enum Engines {
         var threads: Int?
         /// Whisper's beams (`--beam-size`); `nil` takes `SPEAK_WHISPER_BEAM_SIZE`, else greedy.
         var beamSize: Int?
+    }
+
+    /// How every command's audio reaches `transcriber`: files of any format through FFmpeg.
+    static func transcription(_ transcriber: any Transcriber) -> TranscriptionEngine {
+        TranscriptionEngine(transcriber: transcriber, decoder: MediaDecoder())
     }
 
     /// The transcriber for `speak transcribe`, `speak ask` and `speak serve`, chosen here only: the

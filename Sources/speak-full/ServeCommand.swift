@@ -173,7 +173,7 @@ enum ServeCommand {
             catalog: catalog, synthesizers: Engines.serverSynthesizers(workers: workers), cache: cache)
         let service = SpeechService(
             configuration: configuration, engine: engine, tokens: tokens, player: Player(device: configuration.device),
-            transcriber: transcriber, uploads: uploads)
+            transcription: Engines.transcription(transcriber), uploads: uploads)
         var server: HTTPServer?
         if wyoming.httpToo {
             let http = try HTTPServer(

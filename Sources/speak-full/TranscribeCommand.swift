@@ -130,20 +130,22 @@ enum TranscribeCommand {
         }
 
         /// The named upstream, or a recogniser here.
-        func makeTranscriber() throws -> any Transcriber { try Engines.transcriber(upstream: upstream, local: local) }
+        func makeTranscription() throws -> TranscriptionEngine {
+            Engines.transcription(try Engines.transcriber(upstream: upstream, local: local))
+        }
 
     }
 
     static func main(_ arguments: [String]) -> Int32 {
         runReporting {
             let arguments = try Arguments(arguments)
-            let transcriber = try arguments.makeTranscriber()
+            let transcription = try arguments.makeTranscription()
             func transcript(of file: String) throws -> Transcript {
                 var options = arguments.options
                 let bar = arguments.progress ? ProgressBar(label: file) : nil
                 if let bar { options.progress = { fraction in bar.show(fraction) } }
                 let transcript = try transcribe(
-                    file, with: transcriber, options: options, maximumSeconds: arguments.maximumSeconds)
+                    file, with: transcription, options: options, maximumSeconds: arguments.maximumSeconds)
                 bar?.finish()
                 return transcript
             }
@@ -187,9 +189,8 @@ enum TranscribeCommand {
 
     /// Decodes and transcribes one file, a piece at a time; an empty transcript is "not understood".
     static func transcribe(
-        _ file: String, with transcriber: any Transcriber, options: TranscriptionOptions, maximumSeconds: Int
+        _ file: String, with engine: TranscriptionEngine, options: TranscriptionOptions, maximumSeconds: Int
     ) throws -> Transcript {
-        let engine = TranscriptionEngine(transcriber: transcriber, decoder: MediaDecoder())
         let transcript = try transcript(of: file, engine: engine, options: options, maximumSeconds: maximumSeconds)
         guard !transcript.text.isEmpty else {
             throw InputError(code: .notUnderstood, message: "\(file): nothing understood (empty transcript)")

@@ -19,11 +19,11 @@ struct TranscriptionEngineTests {
             let transcriber = CapturingTranscriber()
             let engine = TranscriptionEngine(transcriber: transcriber)
             _ = try engine.transcribe(bytes, format: format, options: TranscriptionOptions())
-            var input = engine.input(format)
+            var input = engine.stream(format, options: TranscriptionOptions())
             for start in stride(from: 0, to: bytes.count, by: 1001) {
-                input.append(Array(bytes[start..<min(bytes.count, start + 1001)]))
+                try input.append(Array(bytes[start..<min(bytes.count, start + 1001)]))
             }
-            _ = try engine.transcribe(input, options: TranscriptionOptions())
+            _ = try input.finish()
             let heard = transcriber.heard
             #expect(heard.count == 2)
             for audio in heard {

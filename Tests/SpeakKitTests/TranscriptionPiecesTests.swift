@@ -80,4 +80,66 @@ struct TranscriptionPiecesTests {
         }
         #expect(transcriber.heard.isEmpty)
     }
+
+    @Test("raw PCM fed in chunks goes in the same three pieces, while it is fed")
+    func chunks() throws {
+        let (file, descriptor) = try Self.recording(seconds: 650, gap: 288...292)
+        close(descriptor)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let samples = try WAV.decode(Data(contentsOf: file)).samples
+        let transcriber = CapturingTranscriber()
+        var stream = TranscriptionEngine(transcriber: transcriber).stream(.transcription, options: .init())
+        let chunk = Self.rate / 10
+        for start in stride(from: 0, to: samples.count, by: chunk) {
+            let end = min(samples.count, start + chunk)
+            var bytes = [UInt8](repeating: 0, count: (end - start) * 2)
+            for index in start..<end {
+                let sample = UInt16(bitPattern: samples[index])
+                bytes[(index - start) * 2] = UInt8(sample & 0xFF)
+                bytes[(index - start) * 2 + 1] = UInt8(sample >> 8)
+            }
+            try stream.append(bytes)
+            // A piece is transcribed as soon as audio beyond it arrives, not at the end.
+            if end == 310 * Self.rate { #expect(transcriber.heard.count == 1) }
+        }
+        #expect(transcriber.heard.count == 2, "the rest waits for the end")
+        let transcript = try stream.finish()
+        let lengths = transcriber.heard.map(\.samples.count)
+        #expect(lengths.count == 3 && lengths.reduce(0, +) == 650 * Self.rate, "\(lengths)")
+        #expect((288...292).contains(Double(lengths[0]) / Double(Self.rate)), "\(lengths)")
+        #expect(transcript.text == "heard heard heard" && transcript.duration == 650)
+    }
+
+    @Test("a file that fits in one piece is decoded once; a longer one is counted first", arguments: [0, 1])
+    func decodes(decoder: Int) throws {
+        for (seconds, decodes) in [(20.0, 1), (310.0, 2)] {
+            let (file, descriptor) = try Self.recording(seconds: seconds)
+            defer {
+                close(descriptor)
+                try? FileManager.default.removeItem(at: file)
+            }
+            let counting = CountingDecoder(Self.decoders[decoder])
+            let engine = TranscriptionEngine(transcriber: CapturingTranscriber(), decoder: counting)
+            let transcript = try engine.transcribe(descriptor: descriptor, maximumSeconds: 7200, options: .init())
+            #expect(transcript.duration == seconds)
+            #expect(counting.streams.withLock { $0 } == decodes, "\(seconds) s")
+        }
+    }
+}
+
+/// A decoder that counts the streams it opens: how many times a file is decoded.
+private struct CountingDecoder: AudioFileDecoder {
+    let decoder: any AudioFileDecoder
+    let streams = Locked(0)
+
+    init(_ decoder: any AudioFileDecoder) { self.decoder = decoder }
+
+    func decode(file: URL, sampleRate: Int, maximumSeconds: Int?) throws -> PCMBuffer {
+        try decoder.decode(file: file, sampleRate: sampleRate, maximumSeconds: maximumSeconds)
+    }
+
+    func stream(descriptor: Int32, sampleRate: Int, maximumSeconds: Int?) throws -> any DecodedAudioStream {
+        streams.withLock { $0 += 1 }
+        return try decoder.stream(descriptor: descriptor, sampleRate: sampleRate, maximumSeconds: maximumSeconds)
+    }
 }

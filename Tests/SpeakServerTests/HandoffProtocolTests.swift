@@ -84,7 +84,8 @@ struct HandoffProtocolTests {
                 cache: try ReplyCache(directory: directory.appendingPathComponent("cache"), maximumBytes: 1 << 20))
             let service = SpeechService(
                 configuration: ServerConfiguration(), engine: engine, tokens: nil, player: Player(),
-                transcriber: UnavailableTranscriber(reason: "not in these tests"), uploads: directory)
+                transcription: TranscriptionEngine(transcriber: UnavailableTranscriber(reason: "not in these tests")),
+                uploads: directory)
             server = try HTTPServer(
                 socketPath: directory.appendingPathComponent("run/serve.sock").path, threads: 1,
                 bodyPolicy: service.bodyPolicy, screen: service.screen, handler: service.respond,

@@ -40,18 +40,15 @@ public struct TranscriptionEngine: Sendable {
 
     /// Raw PCM in `format`, whole.
     public func transcribe(_ bytes: [UInt8], format: PCMFormat, options: TranscriptionOptions) throws -> Transcript {
-        var input = input(format)
-        input.append(bytes)
-        return try transcribe(input, options: options)
+        var input = stream(format, options: options)
+        try input.append(bytes)
+        return try input.finish()
     }
 
-    /// A recording of raw PCM in `format` to be fed in chunks, converted as they come.
-    public func input(_ format: PCMFormat) -> TranscriptionInput { TranscriptionInput(format: format) }
-
-    /// The recording fed to `input`, finished and transcribed.
-    public func transcribe(_ input: TranscriptionInput, options: TranscriptionOptions) throws -> Transcript {
-        var input = input
-        return try transcriber.transcribe(input.finish(), options: options)
+    /// A recording of raw PCM in `format` to be fed in chunks as it arrives, converted as they
+    /// come and transcribed a piece at a time.
+    public func stream(_ format: PCMFormat, options: TranscriptionOptions) -> TranscriptionStream {
+        TranscriptionStream(transcriber: transcriber, format: format, options: options)
     }
 
     /// Why a transcriber cannot take `audio` as it is, or `nil` when it is at 16 kHz.

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakMedia
 import SpeakTestSupport
 
 @testable import SpeakServer
@@ -86,7 +87,7 @@ final class InProcessService {
         }
         service = SpeechService(
             configuration: configuration, engine: engine, tokens: store, player: Player(device: "null"),
-            transcriber: transcriber, uploads: uploads)
+            transcription: TranscriptionEngine(transcriber: transcriber, decoder: MediaDecoder()), uploads: uploads)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
