@@ -9,15 +9,20 @@ public final class SpeechEngine: Sendable {
     public let catalog: VoiceCatalog
     public let synthesizers: SynthesizerRegistry
     public let cache: ReplyCache?
+    /// The encoders replies are made with.
+    public let codecs: Codecs
     /// Set once the cache has failed, so the fault is logged once and shows on `/ready`.
     private let cacheFault = Locked<String?>(nil)
     /// ``openAIVoice``, once found.
     let englishVoice = Locked<Voice?>(nil)
 
-    public init(catalog: VoiceCatalog, synthesizers: SynthesizerRegistry, cache: ReplyCache? = nil) {
+    public init(
+        catalog: VoiceCatalog, synthesizers: SynthesizerRegistry, cache: ReplyCache? = nil, codecs: Codecs = .builtIn
+    ) {
         self.catalog = catalog
         self.synthesizers = synthesizers
         self.cache = cache
+        self.codecs = codecs
     }
 
     /// The voice named `name` (the default voice for `nil`), or an error naming the closest voices.

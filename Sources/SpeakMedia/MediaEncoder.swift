@@ -2,18 +2,17 @@ internal import CFFmpeg
 import Foundation
 import SpeakKit
 
-/// The reply formats FFmpeg encodes for SpeakKit's ``ReplyEncoder``: Opus in Ogg, AAC in ADTS,
-/// FLAC. SpeakKit links no FFmpeg (the light `speak` stays small), so a program that carries
-/// SpeakMedia registers these at start.
-public enum MediaEncoders {
-    /// Registers every format whose encoder this FFmpeg build has. Calling it again changes nothing.
-    public static func register() { _ = registered }
-
-    private static let registered: Void = {
-        for format in [ReplyFormat.opus, .aac, .flac] where FFmpegEncoder.Recipe(format).codec() != nil {
-            ReplyEncoder.register(format) { try FFmpegEncoder(format: format, inputRate: $0) }
-        }
-    }()
+extension Codecs {
+    /// SpeakKit's codecs and FFmpeg's: the Opus (Ogg), AAC (ADTS) and FLAC encoders this FFmpeg
+    /// build has, and the decoder of every container it reads. SpeakKit links no FFmpeg (the light
+    /// `speak` stays small); a program that carries SpeakMedia composes these.
+    public static let ffmpeg = Codecs(
+        replyEncoders: Dictionary(
+            uniqueKeysWithValues: [ReplyFormat.opus, .aac, .flac].compactMap { format in
+                FFmpegEncoder.Recipe(format).codec() == nil
+                    ? nil : (format, { try FFmpegEncoder(format: format, inputRate: $0) } as ReplyEncoder.Maker)
+            }),
+        decoder: MediaDecoder())
 }
 
 /// One reply through an FFmpeg encoder and muxer into memory (or a file: ``MediaFileWriter``): mono

@@ -86,9 +86,9 @@ struct SpeechOrder {
                 code: "model_not_found")
         }
         let formatName = try Self.string(object["response_format"], "response_format") ?? "mp3"
-        let available = ReplyFormat.allCases.filter(\.isAvailable)
-        guard let format = ReplyFormat(rawValue: formatName), format.isAvailable else {
-            let names = available.map(\.rawValue).joined(separator: ", ")
+        let codecs = service.engine.codecs
+        guard let format = ReplyFormat(rawValue: formatName), codecs.canEncode(format) else {
+            let names = codecs.replyFormats.map(\.rawValue).joined(separator: ", ")
             throw HTTPError(
                 400, "response_format '\(formatName)' is not supported; use one of \(names)", param: "response_format")
         }

@@ -45,8 +45,6 @@ public final class SpeechService: Sendable {
         self.uploads = uploads
         // Found now, not on the first request: it asks every voice's engine.
         _ = engine.openAIVoice
-        // Opus, AAC and FLAC replies are FFmpeg's, which SpeakKit does not link.
-        MediaEncoders.register()
     }
 
     // MARK: - Routes

@@ -42,9 +42,12 @@ enum Engines {
         var beamSize: Int?
     }
 
+    /// SpeakKit's codecs and FFmpeg's, for every command and the server.
+    static let codecs = Codecs.ffmpeg
+
     /// How every command's audio reaches `transcriber`: files of any format through FFmpeg.
     static func transcription(_ transcriber: any Transcriber) -> TranscriptionEngine {
-        TranscriptionEngine(transcriber: transcriber, decoder: MediaDecoder())
+        TranscriptionEngine(transcriber: transcriber, decoder: codecs.decoder)
     }
 
     /// The transcriber for `speak transcribe`, `speak ask` and `speak serve`, chosen here only: the

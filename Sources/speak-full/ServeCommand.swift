@@ -170,7 +170,8 @@ enum ServeCommand {
             transcriber = UnavailableTranscriber(reason: String(describing: error))
         }
         let engine = SpeechEngine(
-            catalog: catalog, synthesizers: Engines.serverSynthesizers(workers: workers), cache: cache)
+            catalog: catalog, synthesizers: Engines.serverSynthesizers(workers: workers), cache: cache,
+            codecs: Engines.codecs)
         let service = SpeechService(
             configuration: configuration, engine: engine, tokens: tokens, player: Player(device: configuration.device),
             transcription: Engines.transcription(transcriber), uploads: uploads)

@@ -7,8 +7,6 @@ import Testing
 /// FFmpeg's encoders plugged into ``ReplyEncoder``: every format decodes to the whole reply.
 @Suite("reply formats encoded with FFmpeg")
 struct MediaEncoderTests {
-    init() { MediaEncoders.register() }
-
     /// Real speech, then a tone to the very last sample: a reply whose end is lost (an encoder not
     /// flushed, an Ogg page not written) decodes without the tone's end.
     static let reply: PCMBuffer = {
@@ -19,7 +17,7 @@ struct MediaEncoderTests {
     }()
 
     static func encode(_ format: ReplyFormat, chunkSize: Int = 1001) throws -> Data {
-        let encoder = try ReplyEncoder(format: format, inputRate: reply.sampleRate)
+        let encoder = try ReplyEncoder(format: format, inputRate: reply.sampleRate, codecs: .ffmpeg)
         var data = Data()
         for start in stride(from: 0, to: reply.samples.count, by: chunkSize) {
             let chunk = Array(reply.samples[start..<min(start + chunkSize, reply.samples.count)])
@@ -64,7 +62,7 @@ struct MediaEncoderTests {
 
     @Test("bytes come out while the reply is encoded, not only at the end", arguments: [ReplyFormat.opus, .aac, .flac])
     func streams(format: ReplyFormat) throws {
-        let encoder = try ReplyEncoder(format: format, inputRate: Self.reply.sampleRate)
+        let encoder = try ReplyEncoder(format: format, inputRate: Self.reply.sampleRate, codecs: .ffmpeg)
         let second = Array(Self.reply.samples.prefix(Self.reply.sampleRate))
         let early = try second.withUnsafeBufferPointer(encoder.encode)
         #expect(early.count > 200, "\(format): \(early.count) bytes after 1 s of audio")

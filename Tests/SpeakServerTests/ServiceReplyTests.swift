@@ -12,6 +12,18 @@ struct ServiceReplyTests {
 
     init() throws { harness = try InProcessService() }
 
+    @Test("the formats offered are the composed codecs': SpeakKit's alone refuse Opus, FFmpeg's encode it")
+    func composedCodecs() throws {
+        let body = #"{"model": "tts-1", "input": "Hello there.", "voice": "scripted", "response_format": "opus"}"#
+        let light = try InProcessService(codecs: .builtIn).call("POST", "/v1/audio/speech", json: body)
+        #expect(light.status == 400, "\(light.status)")
+        let message = light.errorMessage ?? ""
+        #expect(message.hasSuffix("use one of mp3, wav, pcm"), "\(message)")
+        let full = harness.call("POST", "/v1/audio/speech", json: body)
+        #expect(full.status == 200 && full.header("Content-Type") == "audio/ogg")
+        #expect(full.body.starts(with: Data("OggS".utf8)), "an Ogg stream")
+    }
+
     @Test("GET /speak is answered whole with an ETag; the same request is a hit with the same bytes")
     func etag() throws {
         let query = ["text": "Cached reply please.", "voice": "scripted", "rate": "190"]

@@ -87,7 +87,7 @@ extension SpeechEngine {
             entry.append(bytes)
         }
         func encodePCM(_ request: SynthesisRequest) throws -> ReplyInfo {
-            var encoder = PaddedEncoder(format: request.format, mp3: request.mp3)
+            var encoder = PaddedEncoder(format: request.format, mp3: request.mp3, codecs: codecs)
             let outcome = try synthesize(request) { try emit(encoder.encode($0)) }
             try emit(encoder.finish())
             return outcome
@@ -142,7 +142,7 @@ extension SpeechEngine {
         }
         try refuseIfUnavailable(synthesis.voice)
         let entry = CacheEntry(self, key: key)
-        var encoder = PaddedEncoder(format: synthesis.format, mp3: synthesis.mp3)
+        var encoder = PaddedEncoder(format: synthesis.format, mp3: synthesis.mp3, codecs: codecs)
         var info = ReplyInfo(tag: key.digest, upstream: upstream)
         let outcome = try synthesize(synthesis, onProgress: onProgress) { chunk in
             info.seconds += Double(chunk.samples.count) / Double(chunk.sampleRate)
@@ -225,18 +225,20 @@ private final class CacheEntry {
 private struct PaddedEncoder {
     let format: ReplyFormat
     let mp3: MP3Settings
+    let codecs: Codecs
     private var encoder: ReplyEncoder?
     private var sampleCount = 0
     private var sampleRate = 24000
 
-    init(format: ReplyFormat, mp3: MP3Settings) {
+    init(format: ReplyFormat, mp3: MP3Settings, codecs: Codecs) {
         self.format = format
         self.mp3 = mp3
+        self.codecs = codecs
     }
 
     mutating func encode(_ chunk: PCMChunk) throws -> Data {
         if encoder == nil {
-            encoder = try ReplyEncoder(format: format, inputRate: chunk.sampleRate, mp3: mp3)
+            encoder = try ReplyEncoder(format: format, inputRate: chunk.sampleRate, mp3: mp3, codecs: codecs)
             sampleRate = chunk.sampleRate
         }
         sampleCount += chunk.samples.count
@@ -244,7 +246,9 @@ private struct PaddedEncoder {
     }
 
     mutating func finish() throws -> Data {
-        if encoder == nil { encoder = try ReplyEncoder(format: format, inputRate: sampleRate, mp3: mp3) }
+        if encoder == nil {
+            encoder = try ReplyEncoder(format: format, inputRate: sampleRate, mp3: mp3, codecs: codecs)
+        }
         var tail = Data()
         if sampleCount < sampleRate / 10 {
             let silence = [Int16](repeating: 0, count: sampleRate / 10 - sampleCount)

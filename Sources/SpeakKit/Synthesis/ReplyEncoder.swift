@@ -18,10 +18,6 @@ public enum ReplyFormat: String, Codable, Sendable, CaseIterable {
 
     /// OpenAI's `pcm` is 24 kHz signed 16-bit little-endian mono, whatever the synthesizer makes.
     public static let pcmSampleRate = 24000
-
-    /// Whether this program can encode the format: MP3, WAV and PCM always; Opus (Ogg), AAC (ADTS)
-    /// and FLAC once a program that carries FFmpeg has registered its encoders.
-    public var isAvailable: Bool { ReplyEncoder.builtIn.contains(self) || ReplyEncoder.plugin(for: self) != nil }
 }
 
 /// An encoder for one reply whose codec lives outside SpeakKit (FFmpeg's, in SpeakMedia): PCM at
@@ -41,19 +37,10 @@ public struct ReplyFormatUnavailable: Error, CustomStringConvertible, Sendable {
 /// Encodes one reply as its PCM arrives, so the first bytes can go out before the text is spoken
 /// to the end. One encoder per reply: an MP3 reply is one continuous stream of frames.
 public final class ReplyEncoder {
-    /// Makes an encoder for a registered format, for PCM at `inputRate`.
+    /// Makes an encoder of a format outside SpeakKit (``Codecs/replyEncoders``), for PCM at `inputRate`.
     public typealias Maker = @Sendable (_ inputRate: Int) throws -> any StreamingAudioEncoder
 
     static let builtIn: Set<ReplyFormat> = [.mp3, .wav, .pcm]
-    private static let plugins = Locked<[ReplyFormat: Maker]>([:])
-
-    /// Registers the encoder for a format SpeakKit does not encode itself; the later registration wins.
-    public static func register(_ format: ReplyFormat, _ maker: @escaping Maker) {
-        precondition(!builtIn.contains(format), "\(format) is encoded by SpeakKit itself")
-        plugins.withLock { $0[format] = maker }
-    }
-
-    static func plugin(for format: ReplyFormat) -> Maker? { plugins.withLock { $0[format] } }
 
     public let format: ReplyFormat
     private let inputRate: Int
@@ -62,14 +49,16 @@ public final class ReplyEncoder {
     private var resampler: Resampler
     private var headerWritten = false
 
-    public init(format: ReplyFormat, inputRate: Int, mp3: MP3Settings = .init()) throws {
+    /// An encoder from `codecs`, which must be able to encode `format` (``Codecs/canEncode(_:)``);
+    /// SpeakKit's own encode MP3, WAV and PCM.
+    public init(format: ReplyFormat, inputRate: Int, mp3: MP3Settings = .init(), codecs: Codecs = .builtIn) throws {
         self.format = format
         self.inputRate = inputRate
         self.mp3 = format == .mp3 ? try MP3Encoder(inputRate: inputRate, settings: mp3) : nil
         if Self.builtIn.contains(format) {
             plugin = nil
         } else {
-            guard let make = Self.plugin(for: format) else { throw ReplyFormatUnavailable(format: format) }
+            guard let make = codecs.replyEncoders[format] else { throw ReplyFormatUnavailable(format: format) }
             plugin = try make(inputRate)
         }
         resampler = Resampler(inputRate: inputRate, outputRate: ReplyFormat.pcmSampleRate)

@@ -63,9 +63,10 @@ final class InProcessService {
     let engine: SpeechEngine
 
     /// `tokens`: with a tokens file admitting ``token``; without, every client is anonymous.
+    /// `codecs`: FFmpeg's, as `speak serve` composes them.
     init(
         configuration: ServerConfiguration = ServerConfiguration(), tokens: Bool = true, cache: Bool = true,
-        transcriber: any Transcriber = FixedTranscriber(text: "yes")
+        transcriber: any Transcriber = FixedTranscriber(text: "yes"), codecs: Codecs = .ffmpeg
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("in-process-\(UUID().uuidString)")
         let uploads = directory.appendingPathComponent("uploads")
@@ -78,7 +79,8 @@ final class InProcessService {
         ])
         let replies =
             cache ? try ReplyCache(directory: directory.appendingPathComponent("cache"), maximumBytes: 1 << 24) : nil
-        engine = SpeechEngine(catalog: VoiceCatalog(voices: Voices.all), synthesizers: synthesizers, cache: replies)
+        engine = SpeechEngine(
+            catalog: VoiceCatalog(voices: Voices.all), synthesizers: synthesizers, cache: replies, codecs: codecs)
         var store: TokenStore?
         if tokens {
             let file = directory.appendingPathComponent("tokens")
@@ -87,7 +89,7 @@ final class InProcessService {
         }
         service = SpeechService(
             configuration: configuration, engine: engine, tokens: store, player: Player(device: "null"),
-            transcription: TranscriptionEngine(transcriber: transcriber, decoder: MediaDecoder()), uploads: uploads)
+            transcription: TranscriptionEngine(transcriber: transcriber, decoder: codecs.decoder), uploads: uploads)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
