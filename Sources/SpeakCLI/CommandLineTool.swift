@@ -26,7 +26,9 @@ package struct CommandLineTool: Sendable {
 
     /// Whether this executable writes `format` (SpeakKit's own formats, or its FFmpeg's).
     func canWrite(_ format: OutputFormat) -> Bool {
-        format.builtIn != nil || mediaFiles?.canWrite(format) == true
+        if format.builtIn != nil { return true }
+        guard let mediaFiles else { return false }
+        return mediaFiles.missing(format) == nil
     }
 }
 
@@ -39,17 +41,19 @@ package protocol AudioSink: AnyObject {
 
 extension AudioFileWriter: AudioSink {}
 
-/// The audio files a program writes through a library the light `speak` does not link.
+/// The audio files a program writes through a library the light `speak` does not link: it alone
+/// knows which of its codecs and containers make each ``OutputFormat``.
 package struct MediaFiles: Sendable {
-    package var canWrite: @Sendable (OutputFormat) -> Bool
+    /// What it lacks to write the format, for a message; `nil` when it can write it.
+    package var missing: @Sendable (OutputFormat) -> String?
     /// A writer into `file` (a descriptor, left open) of PCM at `inputRate`.
     package var open: @Sendable (_ format: OutputFormat, _ file: Int32, _ inputRate: Int) throws -> any AudioSink
 
     package init(
-        canWrite: @escaping @Sendable (OutputFormat) -> Bool,
+        missing: @escaping @Sendable (OutputFormat) -> String?,
         open: @escaping @Sendable (OutputFormat, Int32, Int) throws -> any AudioSink
     ) {
-        self.canWrite = canWrite
+        self.missing = missing
         self.open = open
     }
 }

@@ -7,44 +7,40 @@ package struct FileType: Sendable, Equatable {
     package let title: String
     /// Lowercased, without the dot; the first is the usual one.
     package let extensions: [String]
-    /// FFmpeg's muxer (the light `speak` writes MP3 and 16-bit WAV itself).
-    package let muxer: String
     /// The data formats it holds, the default first.
     package let codecs: [AudioCodec]
     /// The PCM sample layouts it holds, the default first, when it holds `lpcm`.
     package let layouts: [PCMLayout]
 
     init(
-        _ identifier: String, _ title: String, _ extensions: [String], muxer: String, _ codecs: [AudioCodec],
-        layouts: String = ""
+        _ identifier: String, _ title: String, _ extensions: [String], _ codecs: [AudioCodec], layouts: String = ""
     ) {
         self.identifier = identifier
         self.title = title
         self.extensions = extensions
-        self.muxer = muxer
         self.codecs = codecs
         self.layouts = layouts.split(separator: " ").compactMap { PCMLayout(name: String($0)) }
     }
 
     /// Every file type, in `--file-format=?`'s order.
     package static let all: [FileType] = [
-        FileType("mp3", "MPEG Layer 3", ["mp3"], muxer: "mp3", [.mp3]),
-        FileType("WAVE", "WAVE", ["wav"], muxer: "wav", [.lpcm, .ulaw, .alaw], layouts: "LEI16 LEI24 LEI32 LEF32 UI8"),
+        FileType("mp3", "MPEG Layer 3", ["mp3"], [.mp3]),
+        FileType("WAVE", "WAVE", ["wav"], [.lpcm, .ulaw, .alaw], layouts: "LEI16 LEI24 LEI32 LEF32 UI8"),
         FileType(
-            "AIFF", "AIFF", ["aiff", "aif", "aifc"], muxer: "aiff", [.lpcm, .ulaw, .alaw],
+            "AIFF", "AIFF", ["aiff", "aif", "aifc"], [.lpcm, .ulaw, .alaw],
             layouts: "BEI16 BEI24 BEI32 I8 BEF32"),
         // FFmpeg's CAF muxer refuses AAC, and its FLAC in CAF reads back with a wrong length.
         FileType(
-            "caff", "CAF", ["caf"], muxer: "caf", [.lpcm, .alac, .opus, .ulaw, .alaw],
+            "caff", "CAF", ["caf"], [.lpcm, .alac, .opus, .ulaw, .alaw],
             layouts: "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 I8 LEF32 BEF32"),
-        FileType("m4af", "Apple MPEG-4 Audio", ["m4a"], muxer: "ipod", [.aac, .alac]),
-        FileType("mp4f", "MPEG-4 Audio", ["mp4"], muxer: "mp4", [.aac, .alac]),
-        FileType("adts", "AAC ADTS", ["aac", "adts"], muxer: "adts", [.aac]),
+        FileType("m4af", "Apple MPEG-4 Audio", ["m4a"], [.aac, .alac]),
+        FileType("mp4f", "MPEG-4 Audio", ["mp4"], [.aac, .alac]),
+        FileType("adts", "AAC ADTS", ["aac", "adts"], [.aac]),
         FileType(
-            "NeXT", "NeXT/Sun", ["au", "snd"], muxer: "au", [.lpcm, .ulaw, .alaw], layouts: "BEI16 BEI24 BEI32 I8"),
-        FileType("OggS", "Ogg", ["ogg", "oga"], muxer: "ogg", [.opus, .vorbis]),
-        FileType("Opus", "Ogg Opus", ["opus"], muxer: "opus", [.opus]),
-        FileType("flac", "FLAC", ["flac"], muxer: "flac", [.flac]),
+            "NeXT", "NeXT/Sun", ["au", "snd"], [.lpcm, .ulaw, .alaw], layouts: "BEI16 BEI24 BEI32 I8"),
+        FileType("OggS", "Ogg", ["ogg", "oga"], [.opus, .vorbis]),
+        FileType("Opus", "Ogg Opus", ["opus"], [.opus]),
+        FileType("flac", "FLAC", ["flac"], [.flac]),
     ]
 
     static let wave = all[1]
@@ -96,21 +92,6 @@ package enum AudioCodec: String, Sendable, CaseIterable {
         }
     }
 
-    /// FFmpeg's encoders for it, the preferred first (PCM's depend on the layout).
-    var encoders: [String] {
-        switch self {
-        case .lpcm, .mp3: []
-        case .ulaw: ["pcm_mulaw"]
-        case .alaw: ["pcm_alaw"]
-        case .aac: ["aac"]
-        case .alac: ["alac"]
-        case .flac: ["flac"]
-        // FFmpeg's own Opus and Vorbis encoders are experimental: only the libraries'.
-        case .opus: ["libopus"]
-        case .vorbis: ["libvorbis"]
-        }
-    }
-
     /// The sample rates it may be written at (`@RATE`), else any from 8,000 to 48,000 Hz.
     var sampleRates: [Int]? {
         switch self {
@@ -138,15 +119,15 @@ package enum AudioCodec: String, Sendable, CaseIterable {
 /// How PCM samples are stored, as say's `--data-format` names them: `LEI16` (little-endian 16-bit
 /// integers), `BEF32` (big-endian 32-bit floats), `UI8`, `I8`.
 package struct PCMLayout: Sendable, Hashable {
-    enum Kind: String {
+    package enum Kind: String {
         case integer = "I"
         case unsigned = "UI"
         case float = "F"
     }
-    let kind: Kind
-    let bits: Int
+    package let kind: Kind
+    package let bits: Int
     /// `nil` for 8-bit samples, which have no byte order.
-    let bigEndian: Bool?
+    package let bigEndian: Bool?
 
     /// `LEI16`, `BEF32`, `I8`, `UI8`; `I16` without a byte order when `defaultBigEndian` is given.
     init?(name: String, defaultBigEndian: Bool? = nil) {
@@ -167,12 +148,6 @@ package struct PCMLayout: Sendable, Hashable {
 
     package var name: String {
         (bigEndian.map { $0 ? "BE" : "LE" } ?? "") + kind.rawValue + String(bits)
-    }
-
-    /// FFmpeg's encoder: `pcm_s16le`, `pcm_f32be`, `pcm_u8`.
-    var encoder: String {
-        let letter = kind == .float ? "f" : kind == .unsigned ? "u" : "s"
-        return "pcm_\(letter)\(bits)" + (bigEndian.map { $0 ? "be" : "le" } ?? "")
     }
 
     var title: String {

@@ -92,10 +92,6 @@ package struct OutputFormat: Sendable, Equatable {
         }
     }
 
-    /// FFmpeg's muxer and encoders for it.
-    package var muxer: String { fileType.muxer }
-    package var encoders: [String] { layout.map { [$0.encoder] } ?? codec.encoders }
-
     /// `LEI16 in WAVE`, for messages.
     package var summary: String {
         "\(layout?.name ?? codec.rawValue)\(sampleRate.map { "@\($0)" } ?? "") in \(fileType.identifier)"

@@ -53,11 +53,9 @@ extension SpeakCommand {
                 "\(format.summary) cannot be streamed into a pipe: write it to a file, or pick WAVE, CAF of lpcm, "
                     + "m4af, OggS or flac")
         }
-        guard let media = tool.mediaFiles, media.canWrite(format) else {
-            throw InputError(
-                code: .unavailable,
-                message: "this speak cannot write \(format.summary): its FFmpeg has no "
-                    + "\(format.encoders.joined(separator: " or ")) encoder or no \(format.muxer) muxer")
+        guard let media = tool.mediaFiles, tool.canWrite(format) else {
+            let reason = tool.mediaFiles?.missing(format) ?? "it carries no FFmpeg"
+            throw InputError(code: .unavailable, message: "this speak cannot write \(format.summary): \(reason)")
         }
         return try media.open(format, file, sampleRate)
     }

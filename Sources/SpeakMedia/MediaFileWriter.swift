@@ -26,10 +26,15 @@ public final class MediaFileWriter {
         }
     }
 
-    /// Whether this FFmpeg build has the muxer and one of the encoders.
-    public static func canWrite(_ recipe: Recipe) -> Bool {
-        av_guess_format(recipe.muxer, nil, nil) != nil
-            && recipe.encoders.contains { avcodec_find_encoder_by_name($0) != nil }
+    /// What this FFmpeg build lacks to write `recipe` ("no libopus encoder"), or `nil` when it has
+    /// the muxer and one of the encoders.
+    public static func missing(_ recipe: Recipe) -> String? {
+        var missing: [String] = []
+        if av_guess_format(recipe.muxer, nil, nil) == nil { missing.append("no \(recipe.muxer) muxer") }
+        if !recipe.encoders.contains(where: { avcodec_find_encoder_by_name($0) != nil }) {
+            missing.append("no \(recipe.encoders.joined(separator: " or ")) encoder")
+        }
+        return missing.isEmpty ? nil : "FFmpeg here has " + missing.joined(separator: " and ")
     }
 
     private let output: FileOutput
