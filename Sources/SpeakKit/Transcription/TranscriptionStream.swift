@@ -1,8 +1,8 @@
 /// Audio on its way to the transcriber, fed as it arrives: every front end's audio goes through
 /// one, whether a file's decoded samples, Wyoming's `audio-chunk`s or a recording.
 ///
-/// Raw PCM in any ``PCMFormat`` is converted to the transcribers' 16 kHz mono as it comes (chunks
-/// may split a frame; the result is the same however the bytes are cut). Once more than
+/// Raw PCM in any ``PCMFormat`` is converted to the transcribers' 16 kHz mono as it comes
+/// (``PCMConverter``). Once more than
 /// ``TranscriptionEngine/pieceSeconds`` are waiting, a piece is cut at the quietest moment near its
 /// end and transcribed, so memory follows the piece, not the recording. Expected phrases are one
 /// answer for the whole recording: it goes in one piece.
@@ -17,9 +17,7 @@ public struct TranscriptionStream: Sendable {
     /// ``TranscriptionOptions/progress`` is told.
     var expectedSamples: Int?
     private let transcriber: any Transcriber
-    private var resampler: Resampler
-    /// Bytes of a frame split across two chunks.
-    private var partial: [UInt8] = []
+    private var converter: PCMConverter
     /// Samples at 16 kHz not yet transcribed.
     private var pending: [Int16] = []
     /// Samples transcribed so far: where `pending` starts in the recording.
@@ -30,7 +28,7 @@ public struct TranscriptionStream: Sendable {
         self.transcriber = transcriber
         self.format = format
         self.options = options
-        resampler = Resampler(inputRate: format.sampleRate, outputRate: TranscriptionEngine.sampleRate)
+        converter = PCMConverter(format)
     }
 
     /// Seconds of audio taken so far.
@@ -39,39 +37,21 @@ public struct TranscriptionStream: Sendable {
     /// Seconds of audio taken, and `bytes` more would add: for a limit checked before a chunk is
     /// converted (a megabyte of 1 kHz 8-bit audio is 32 MB at 16 kHz).
     public func seconds(adding bytes: Int) -> Double {
-        Double(transcribed + pending.count) / Double(TranscriptionEngine.sampleRate)
-            + Double((partial.count + bytes) / format.frameBytes) / Double(format.sampleRate)
+        Double(transcribed + pending.count) / Double(TranscriptionEngine.sampleRate) + converter.seconds(adding: bytes)
     }
 
     /// Raw PCM in the stream's format. Transcribes the pieces it completes; the transcriber's
     /// errors pass as they are.
-    public mutating func append(_ bytes: [UInt8]) throws {
-        let frameBytes = format.frameBytes
-        let all = partial.isEmpty ? bytes : partial + bytes
-        let frames = all.count / frameBytes
-        partial = Array(all[(frames * frameBytes)...])
-        var mono = [Int16](repeating: 0, count: frames)
-        let channels = format.channels
-        all.withUnsafeBufferPointer { all in
-            for frame in 0..<frames {
-                var sum = 0
-                for channel in 0..<channels { sum += sample(all, at: frame * frameBytes + channel * format.width) }
-                mono[frame] = Int16(sum / channels)
-            }
-        }
-        try append(mono: mono)
-    }
+    public mutating func append(_ bytes: [UInt8]) throws { try take(converter.convert(bytes)) }
 
     /// Mono 16-bit samples at the format's rate (its `width` and `channels` are not used).
-    public mutating func append(mono: [Int16]) throws {
-        try take(mono.withUnsafeBufferPointer { resampler.process($0) })
-    }
+    public mutating func append(mono: [Int16]) throws { try take(converter.convert(mono: mono)) }
 
     /// The transcript of everything appended, its last samples included (a split frame at the end
     /// is dropped), times from the start of the recording. No audio at all is an empty transcript,
     /// and the transcriber is not asked.
     public mutating func finish() throws -> Transcript {
-        try take(resampler.finish())
+        try take(converter.finish())
         if !pending.isEmpty { try transcribe(pending.count) }
         merged.duration = Double(transcribed) / Double(TranscriptionEngine.sampleRate)
         return merged
@@ -111,13 +91,6 @@ public struct TranscriptionStream: Sendable {
         merged.append(try transcriber.transcribe(piece, options: pieceOptions), at: Double(transcribed) / Double(rate))
         transcribed += count
         if let (total, progress) = progress { progress(min(1, Double(transcribed) / Double(max(total, 1)))) }
-    }
-
-    /// The sample at `offset` as 16 bits: its two most significant bytes.
-    private func sample(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int {
-        if format.width == 1 { return (Int(bytes[offset]) - 128) << 8 }
-        let top = offset + format.width - 1
-        return Int(Int16(bitPattern: UInt16(bytes[top - 1]) | UInt16(bytes[top]) << 8))
     }
 }
 

@@ -1,0 +1,314 @@
+/// Text while the person speaks: audio goes in as it arrives, and out come partial text (which may
+/// change) and final text (which does not), a turn at a time.
+///
+/// The recogniser is run again over the turn's audio each ``Settings/step`` of new speech (the first
+/// time sooner, so text shows early). A word is final once two decodes in a row agree on it and on
+/// every word before it (the LocalAgreement policy of whisper_streaming): the last words of a
+/// window, cut mid-word, change from one decode to the next, so they wait. A voice activity detector
+/// ends the turn after ``Settings/silence`` of quiet and keeps silence from the recogniser; without
+/// one a turn lasts until ``commit()``. The audio a decode hears is bounded: past
+/// ``Settings/maximumWindow`` the window starts again after the last final word, whose text goes
+/// along as the prompt, so a speaker who never pauses costs the same each step.
+///
+/// Not thread-safe: one session is fed from one thread, as a connection's events arrive.
+public final class LiveTranscription {
+    public struct Settings: Sendable, Equatable {
+        /// Seconds of new speech between decodes.
+        public var step = 1.0
+        /// Seconds of speech before the first decode of a turn.
+        public var firstStep = 0.5
+        /// Seconds of quiet that end a turn (OpenAI's `silence_duration_ms`, 500 by default).
+        public var silence = 0.5
+        /// Seconds of audio kept from before speech was detected (`prefix_padding_ms`, 300).
+        public var padding = 0.3
+        /// The detector's probability from which a frame is speech (`threshold`, 0.5).
+        public var threshold = 0.5
+        /// The most audio one decode hears, in seconds.
+        public var maximumWindow = 15.0
+
+        public init() {}
+    }
+
+    public enum Event: Sendable, Equatable {
+        /// Speech began, at this many seconds into the session (the padding included).
+        case speechStarted(at: Double)
+        /// The turn's speech ended (where the quiet began).
+        case speechStopped(at: Double)
+        /// Words now final, to append (after a space) to the turn's text so far.
+        case final(String)
+        /// The words after the final ones as heard so far; the next partial replaces it.
+        case partial(String)
+        /// The turn's whole text, every word of it final; seconds into the session.
+        case completed(text: String, start: Double, end: Double)
+    }
+
+    public let settings: Settings
+    public var options: TranscriptionOptions
+    private let transcriber: any Transcriber
+    private let detector: (any VoiceActivityDetector)?
+    private var converter: PCMConverter
+    /// Samples taken so far: the session's clock, at 16 kHz.
+    private var clock = 0
+    /// Samples not yet judged by the detector: less than a frame.
+    private var unjudged: [Int16] = []
+    /// The last ``Settings/padding`` of audio before speech, while there is no turn.
+    private var lookback: [Int16] = []
+    private var turn: Turn?
+
+    private struct Turn {
+        /// Where the turn began and where `window` begins, in samples of the session.
+        var start: Int
+        var windowStart: Int
+        var window: [Int16] = []
+        var final: [Transcript.Word] = []
+        /// The last decode's words after the final ones, waiting for the next to agree.
+        var tentative: [Transcript.Word] = []
+        var partial = ""
+        var sinceDecode = 0
+        var decodes = 0
+        /// Samples of quiet at the end of the window.
+        var quiet = 0
+    }
+
+    public init(
+        transcriber: any Transcriber, format: PCMFormat, options: TranscriptionOptions = .init(),
+        detector: (any VoiceActivityDetector)?, settings: Settings = .init()
+    ) {
+        self.transcriber = transcriber
+        self.options = options
+        self.detector = detector
+        self.settings = settings
+        converter = PCMConverter(format)
+    }
+
+    /// Seconds of audio taken.
+    public var seconds: Double { Self.seconds(clock) }
+
+    /// Whether a turn is under way (speech was heard and has not ended).
+    public var isSpeaking: Bool { turn != nil }
+
+    /// Raw PCM in the session's format; the events it brings about, in order. The transcriber's
+    /// errors pass as they are.
+    public func append(_ bytes: [UInt8]) throws -> [Event] { try take(converter.convert(bytes)) }
+
+    /// Ends the turn now (OpenAI's `input_audio_buffer.commit`): its words all final, and
+    /// `completed`. Nothing without a turn.
+    public func commit() throws -> [Event] {
+        guard turn != nil else { return [] }
+        return try endTurn(stoppedAt: clock)
+    }
+
+    /// Drops the turn's audio untranscribed (`input_audio_buffer.clear`).
+    public func clear() {
+        turn = nil
+        lookback = []
+        detector?.reset()
+    }
+
+    /// The end of the audio: the last samples taken and the turn, if any, ended.
+    public func finish() throws -> [Event] {
+        var events = try take(converter.finish())
+        if !unjudged.isEmpty, turn != nil {
+            turn!.window += unjudged
+            clock += unjudged.count
+            unjudged = []
+        }
+        events += try commit()
+        return events
+    }
+
+    // MARK: - Turns
+
+    private func take(_ samples: [Int16]) throws -> [Event] {
+        guard let detector else {
+            if turn == nil, !samples.isEmpty { turn = Turn(start: clock, windowStart: clock) }
+            clock += samples.count
+            turn?.window += samples
+            turn?.sinceDecode += samples.count
+            return try decodeIfDue()
+        }
+        var events: [Event] = []
+        unjudged += samples
+        let length = detector.frameLength
+        var used = 0
+        while unjudged.count - used >= length {
+            let frame = unjudged[used..<(used + length)]
+            used += length
+            let probability = try detector.speechProbability(frame)
+            events += try judge(frame, speech: probability >= settings.threshold, quiet: probability < quietBelow)
+        }
+        unjudged.removeFirst(used)
+        return events
+    }
+
+    /// Below this a frame is quiet: the hysteresis Silero's own iterator uses.
+    private var quietBelow: Double { max(0.01, settings.threshold - 0.15) }
+
+    private func judge(_ frame: ArraySlice<Int16>, speech: Bool, quiet: Bool) throws -> [Event] {
+        defer { clock += frame.count }
+        guard turn != nil else {
+            guard speech else {
+                lookback += frame
+                let keep = Int(settings.padding * Double(TranscriptionEngine.sampleRate))
+                if lookback.count > keep { lookback.removeFirst(lookback.count - keep) }
+                return []
+            }
+            let start = clock - lookback.count
+            turn = Turn(start: start, windowStart: start, window: lookback + frame, sinceDecode: lookback.count)
+            turn!.sinceDecode += frame.count
+            lookback = []
+            return [.speechStarted(at: Self.seconds(start))] + (try decodeIfDue())
+        }
+        turn!.window += frame
+        turn!.sinceDecode += frame.count
+        turn!.quiet = quiet ? turn!.quiet + frame.count : 0
+        if turn!.quiet >= Int(settings.silence * Double(TranscriptionEngine.sampleRate)) {
+            let stopped = clock + frame.count - turn!.quiet
+            // The quiet is not speech: the recogniser does not hear it, beyond a padding's worth.
+            let padding = Int(settings.padding * Double(TranscriptionEngine.sampleRate))
+            turn!.window.removeLast(max(0, turn!.quiet - padding))
+            return try endTurn(stoppedAt: stopped, clockAfter: clock + frame.count)
+        }
+        return try decodeIfDue()
+    }
+
+    /// The turn ended at `stoppedAt`: one last decode of its window, whose words are all final.
+    private func endTurn(stoppedAt stopped: Int, clockAfter: Int? = nil) throws -> [Event] {
+        var events: [Event] = detector == nil ? [] : [.speechStopped(at: Self.seconds(stopped))]
+        var current = turn!
+        turn = nil
+        lookback = []
+        detector?.reset()
+        if !current.window.isEmpty {
+            let words = try decode(&current)
+            if !words.isEmpty {
+                current.final += words
+                events.append(.final(Self.text(words)))
+            }
+        }
+        events.append(
+            .completed(
+                text: Self.text(current.final), start: Self.seconds(current.start),
+                end: Self.seconds(max(stopped, current.start))))
+        return events
+    }
+
+    // MARK: - Decoding
+
+    private func decodeIfDue() throws -> [Event] {
+        guard var current = turn else { return [] }
+        let due = current.decodes == 0 ? settings.firstStep : settings.step
+        guard current.sinceDecode >= Int(due * Double(TranscriptionEngine.sampleRate)) else { return [] }
+        var events: [Event] = []
+        let heard = try decode(&current)
+        // LocalAgreement: what this decode and the last agree on, word by word from the start, is final.
+        var agreed = 0
+        while agreed < min(heard.count, current.tentative.count),
+            Self.same(heard[agreed], current.tentative[agreed])
+        {
+            agreed += 1
+        }
+        if agreed > 0 {
+            current.final += heard[..<agreed]
+            events.append(.final(Self.text(Array(heard[..<agreed]))))
+        }
+        current.tentative = Array(heard[agreed...])
+        let partial = Self.text(current.tentative)
+        if partial != current.partial || agreed > 0 {
+            current.partial = partial
+            events.append(.partial(partial))
+        }
+        events += bound(&current)
+        turn = current
+        return events
+    }
+
+    /// Keeps the window within ``Settings/maximumWindow``: it starts again after the last final
+    /// word; if no word is final there, the tentative ones are made final first.
+    private func bound(_ current: inout Turn) -> [Event] {
+        let rate = Double(TranscriptionEngine.sampleRate)
+        guard Double(current.window.count) / rate > settings.maximumWindow else { return [] }
+        var events: [Event] = []
+        var end = current.final.last.map { Int($0.end * rate) } ?? current.windowStart
+        if end <= current.windowStart + Int(rate), !current.tentative.isEmpty {
+            current.final += current.tentative
+            events += [.final(Self.text(current.tentative)), .partial("")]
+            end = Int(current.tentative.last!.end * rate)
+            current.tentative = []
+            current.partial = ""
+        }
+        // Nothing heard at all: keep the newest half, in case it is the start of a word.
+        if end <= current.windowStart { end = current.windowStart + current.window.count / 2 }
+        let drop = min(current.window.count, end - current.windowStart)
+        current.window.removeFirst(drop)
+        current.windowStart += drop
+        // Words the window no longer holds the start of are settled.
+        current.tentative.removeAll { Int($0.start * rate) < current.windowStart }
+        return events
+    }
+
+    /// The words after the final ones that the window now holds, in seconds of the session.
+    private func decode(_ current: inout Turn) throws -> [Transcript.Word] {
+        current.sinceDecode = 0
+        current.decodes += 1
+        var options = options
+        options.wordTimestamps = true
+        // The final words before the window, as whisper_streaming passes them: context, not audio.
+        let before = current.final.filter {
+            $0.end * Double(TranscriptionEngine.sampleRate) <= Double(current.windowStart)
+        }
+        if !before.isEmpty {
+            let context = String(Self.text(before).suffix(200))
+            options.prompt = options.prompt.map { $0 + " " + context } ?? context
+        }
+        let offset = Self.seconds(current.windowStart)
+        let transcript = try transcriber.transcribe(
+            PCMBuffer(sampleRate: TranscriptionEngine.sampleRate, samples: current.window), options: options)
+        var words = Self.words(of: transcript).map {
+            Transcript.Word(start: $0.start + offset, end: $0.end + offset, text: $0.text, probability: $0.probability)
+        }
+        // Words already final are heard again while the window holds them: by time, then by text
+        // for a word that straddles the last final one's end.
+        let settled = current.final.last?.end ?? 0
+        words.removeAll { ($0.start + $0.end) / 2 < settled }
+        // Only words that begin at the last final one can be it heard again: a repeated phrase
+        // further on is new speech.
+        let tail = current.final.suffix(5)
+        let straddling = words.prefix { $0.start < settled + 0.1 }.count
+        for count in stride(from: min(tail.count, straddling), to: 0, by: -1)
+        where zip(tail.suffix(count), words.prefix(count)).allSatisfy(Self.same) {
+            words.removeFirst(count)
+            break
+        }
+        return words
+    }
+
+    /// A transcript's words with times: its own, else its segments' words spread over each segment.
+    static func words(of transcript: Transcript) -> [Transcript.Word] {
+        if !transcript.words.isEmpty { return transcript.words.filter { $0.text.contains { !$0.isWhitespace } } }
+        let segments =
+            transcript.segments.isEmpty
+            ? [Transcript.Segment(start: 0, end: transcript.duration, text: transcript.text)] : transcript.segments
+        return segments.flatMap { segment -> [Transcript.Word] in
+            let texts = segment.text.split(whereSeparator: \.isWhitespace).map(String.init)
+            let each = (segment.end - segment.start) / Double(max(1, texts.count))
+            return texts.enumerated().map { index, text in
+                let start = segment.start + Double(index) * each
+                return Transcript.Word(start: start, end: start + each, text: text)
+            }
+        }
+    }
+
+    /// The same word, whatever its case and punctuation.
+    static func same(_ a: Transcript.Word, _ b: Transcript.Word) -> Bool { key(a.text) == key(b.text) }
+
+    private static func key(_ text: String) -> String {
+        text.lowercased().filter { !$0.isPunctuation && !$0.isWhitespace }
+    }
+
+    static func text(_ words: [Transcript.Word]) -> String {
+        words.map { $0.text.filter { !$0.isWhitespace } }.joined(separator: " ")
+    }
+
+    private static func seconds(_ samples: Int) -> Double { Double(samples) / Double(TranscriptionEngine.sampleRate) }
+}

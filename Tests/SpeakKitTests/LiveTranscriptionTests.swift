@@ -1,0 +1,206 @@
+import Foundation
+import SpeakKit
+import Testing
+
+/// Live transcription on audio whose words the test knows: each word is a tone burst whose loudness
+/// names it, heard by ``BurstRecogniser``, which like Whisper guesses at a word the window cuts
+/// short. Times are the audio's own clock (how much had been fed when an event came), never the wall's.
+@Suite("LiveTranscription: text while the person speaks")
+struct LiveTranscriptionTests {
+    static let rate = TranscriptionEngine.sampleRate
+    static let vocabulary = [
+        "", "the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "hello", "world", "again", "today",
+        "speak", "now",
+    ]
+
+    /// Where each word of the audio is, in seconds.
+    struct Spoken {
+        var text: String
+        var start: Double
+        var end: Double
+    }
+
+    /// `lead` seconds of silence, then each turn's words (0.12 s apart) with `pause` of silence after it.
+    static func audio(_ turns: [[String]], lead: Double = 1, pause: Double = 2) -> (samples: [Int16], words: [Spoken]) {
+        var samples = [Int16](repeating: 0, count: Int(lead * Double(rate)))
+        var words: [Spoken] = []
+        for turn in turns {
+            for (index, word) in turn.enumerated() {
+                let id = vocabulary.firstIndex(of: word)!
+                let length = Int((0.25 + 0.02 * Double(id % 8)) * Double(rate))
+                let start = samples.count
+                samples += (0..<length).map {
+                    Int16(Double(2000 * id) * sin(Double($0) * 2 * .pi * 300 / Double(rate)))
+                }
+                words.append(
+                    Spoken(text: word, start: Double(start) / Double(rate), end: Double(samples.count) / Double(rate)))
+                if index < turn.count - 1 { samples += [Int16](repeating: 0, count: Int(0.12 * Double(rate))) }
+            }
+            samples += [Int16](repeating: 0, count: Int(pause * Double(rate)))
+        }
+        return (samples, words)
+    }
+
+    /// Feeds `samples` in 0.1 s chunks of 16-bit PCM; every event with the audio time it came at.
+    static func feed(_ samples: [Int16], to live: LiveTranscription) throws -> [(
+        time: Double, event: LiveTranscription.Event
+    )] {
+        var events: [(Double, LiveTranscription.Event)] = []
+        let chunk = rate / 10
+        for start in stride(from: 0, to: samples.count, by: chunk) {
+            let end = min(samples.count, start + chunk)
+            let bytes = samples[start..<end].flatMap {
+                [UInt8(UInt16(bitPattern: $0) & 0xFF), UInt8(UInt16(bitPattern: $0) >> 8)]
+            }
+            events += try live.append(bytes).map { (Double(end) / Double(rate), $0) }
+        }
+        events += try live.finish().map { (Double(samples.count) / Double(rate), $0) }
+        return events
+    }
+
+    @Test("words become final in order and never change; the first text shows within the first step")
+    func finalWords() throws {
+        let script = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog"]
+        let (samples, spoken) = Self.audio([script])
+        let recogniser = BurstRecogniser()
+        let live = LiveTranscription(transcriber: recogniser, format: .transcription, detector: LevelDetector())
+        let events = try Self.feed(samples, to: live)
+        let finals = events.compactMap { entry -> (Double, String)? in
+            if case .final(let text) = entry.event { return (entry.time, text) } else { return nil }
+        }
+        let completed = events.compactMap { entry -> String? in
+            if case .completed(let text, _, _) = entry.event { return text } else { return nil }
+        }
+        #expect(completed == [script.joined(separator: " ")])
+        #expect(finals.map(\.1).joined(separator: " ") == completed.first, "final text is only ever appended to")
+        #expect(recogniser.heardCutWord, "some decode heard a word cut short, which must not have become final")
+        // Each word final within two steps of being spoken (the decode that hears it whole, and
+        // the next that agrees), give or take a detector frame and a chunk.
+        let settings = LiveTranscription.Settings()
+        var index = 0
+        for (time, text) in finals {
+            for _ in text.split(separator: " ") {
+                let word = spoken[index]
+                index += 1
+                #expect(time - word.end <= 2 * settings.step + 0.1, "\(word.text) final \(time - word.end) s after")
+            }
+        }
+        let start = try #require(events.first { if case .speechStarted = $0.event { true } else { false } })
+        let firstText = try #require(
+            events.first { if case .partial(let text) = $0.event { !text.isEmpty } else { false } })
+        #expect(firstText.time - start.time <= settings.firstStep + 0.1, "first text at \(firstText.time) s")
+    }
+
+    @Test("a pause ends the turn, and the silence between turns never reaches the recogniser")
+    func turns() throws {
+        let (samples, spoken) = Self.audio([["hello", "world"], ["speak", "again", "now"]], pause: 3)
+        let recogniser = BurstRecogniser()
+        let live = LiveTranscription(transcriber: recogniser, format: .transcription, detector: LevelDetector())
+        let events = try Self.feed(samples, to: live).map(\.event)
+        let settings = LiveTranscription.Settings()
+        var started: [Double] = []
+        var stopped: [Double] = []
+        var completed: [String] = []
+        for event in events {
+            switch event {
+            case .speechStarted(let at): started.append(at)
+            case .speechStopped(let at): stopped.append(at)
+            case .completed(let text, _, _): completed.append(text)
+            default: break
+            }
+        }
+        #expect(completed == ["hello world", "speak again now"])
+        #expect(started.count == 2 && stopped.count == 2)
+        for (turn, (first, last)) in [(spoken[0], spoken[1]), (spoken[2], spoken[4])].enumerated() {
+            #expect(abs(started[turn] - (first.start - settings.padding)) < 0.05, "started \(started[turn])")
+            #expect(abs(stopped[turn] - last.end) < 0.05, "stopped \(stopped[turn]) for \(last.end)")
+        }
+        let longestQuiet = recogniser.heard.map(\.longestQuiet).max() ?? 0
+        #expect(longestQuiet <= settings.padding + 0.05, "a decode heard \(longestQuiet) s of silence")
+    }
+
+    @Test("a speaker who never pauses: every decode hears a bounded window, and no word is lost")
+    func boundedWindow() throws {
+        let words = (0..<420).map { Self.vocabulary[1 + $0 * 5 % 14] }
+        let (samples, _) = Self.audio([words], pause: 1)
+        let recogniser = BurstRecogniser()
+        let settings = LiveTranscription.Settings()
+        let live = LiveTranscription(transcriber: recogniser, format: .transcription, detector: LevelDetector())
+        let events = try Self.feed(samples, to: live).map(\.event)
+        #expect(Double(samples.count) / Double(Self.rate) > 150)
+        let longest = recogniser.heard.map(\.seconds).max() ?? 0
+        #expect(longest <= settings.maximumWindow + settings.step + 0.1, "a decode heard \(longest) s")
+        let text = events.compactMap { if case .completed(let text, _, _) = $0 { text } else { nil } }
+        #expect(text == [words.joined(separator: " ")])
+    }
+
+    @Test("without a detector a turn lasts until commit; clear drops it untranscribed")
+    func manualTurns() throws {
+        let (samples, _) = Self.audio([["hello", "world"]], lead: 0.2, pause: 0.2)
+        let recogniser = BurstRecogniser()
+        var settings = LiveTranscription.Settings()
+        settings.firstStep = 100
+        settings.step = 100
+        let live = LiveTranscription(
+            transcriber: recogniser, format: .transcription, detector: nil, settings: settings)
+        let bytes = samples.flatMap { [UInt8(UInt16(bitPattern: $0) & 0xFF), UInt8(UInt16(bitPattern: $0) >> 8)] }
+        #expect(try live.append(bytes).isEmpty && live.isSpeaking)
+        live.clear()
+        #expect(!live.isSpeaking && recogniser.heard.isEmpty)
+        _ = try live.append(bytes)
+        let events = try live.commit()
+        #expect(
+            events.last.map { if case .completed("hello world", _, _) = $0 { true } else { false } } == true,
+            "\(events)")
+        #expect(recogniser.heard.count == 1)
+        #expect(try live.commit().isEmpty)
+    }
+}
+
+/// A test-only recogniser of the tests' own audio: each run of loud 10 ms frames is a word, named
+/// by its loudness; a run that the buffer cuts at its end is guessed from its first two letters,
+/// as Whisper guesses at a word the window cuts.
+final class BurstRecogniser: Transcriber, @unchecked Sendable {
+    struct Heard {
+        var seconds: Double
+        var longestQuiet: Double
+    }
+    private(set) var heard: [Heard] = []
+    private(set) var heardCutWord = false
+
+    func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws -> Transcript {
+        let frame = audio.sampleRate / 100
+        let loud = stride(from: 0, to: audio.samples.count, by: frame).map { start in
+            audio.samples[start..<min(audio.samples.count, start + frame)].map { abs(Int($0)) }.max() ?? 0
+        }
+        var words: [Transcript.Word] = []
+        var quiet = 0
+        var longestQuiet = 0
+        var index = 0
+        while index < loud.count {
+            guard loud[index] > 1000 else {
+                quiet += 1
+                longestQuiet = max(longestQuiet, quiet)
+                index += 1
+                continue
+            }
+            quiet = 0
+            let first = index
+            var peak = 0
+            while index < loud.count, loud[index] > 1000 {
+                peak = max(peak, loud[index])
+                index += 1
+            }
+            let id = min(LiveTranscriptionTests.vocabulary.count - 1, Int((Double(peak) / 2000).rounded()))
+            var text = LiveTranscriptionTests.vocabulary[id]
+            if index == loud.count {
+                text = String(text.prefix(2))
+                heardCutWord = true
+            }
+            words.append(Transcript.Word(start: Double(first) / 100, end: Double(index) / 100, text: text))
+        }
+        heard.append(Heard(seconds: audio.duration, longestQuiet: Double(longestQuiet) / 100))
+        return Transcript(
+            text: words.map(\.text).joined(separator: " "), duration: audio.duration, words: words)
+    }
+}
