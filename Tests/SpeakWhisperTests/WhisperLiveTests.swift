@@ -1,0 +1,52 @@
+import Foundation
+import SpeakKit
+import Testing
+
+@testable import SpeakWhisper
+
+/// Live captions with the real recogniser: Whisper run again over each turn as speech arrives.
+@Suite("whisper live transcription", .serialized)
+struct WhisperLiveTests {
+    @Test("each turn's final text is what Whisper hears offline, to a word, and final words never change")
+    func turns() throws {
+        let sentences = [
+            "The deployment finished without errors.", "We will meet at the train station at noon.",
+            "Call my sister when you arrive at the airport.",
+        ]
+        let whisper = try Models.tiny.get()
+        let clips = try sentences.map { try Speech.clip($0, pause: 0.6) }
+        let live = LiveTranscription(transcriber: whisper, format: .transcription, detector: LevelDetector())
+        var events: [LiveTranscription.Event] = []
+        let audio = Speech.joined(clips).samples
+        // 0.1 s chunks, as a microphone delivers them.
+        for start in stride(from: 0, to: audio.count, by: 1600) {
+            let chunk = audio[start..<min(audio.count, start + 1600)]
+            events += try live.append(
+                chunk.flatMap { [UInt8(UInt16(bitPattern: $0) & 0xFF), UInt8(UInt16(bitPattern: $0) >> 8)] })
+        }
+        events += try live.finish()
+        var completed: [String] = []
+        var finals: [String] = []
+        var turnFinals: [String] = []
+        for event in events {
+            switch event {
+            case .final(let text): turnFinals.append(text)
+            case .completed(let text, _, _):
+                completed.append(text)
+                finals.append(turnFinals.joined(separator: " "))
+                turnFinals = []
+            default: break
+            }
+        }
+        #expect(completed.count == sentences.count, "\(completed)")
+        #expect(finals == completed, "final text is only ever appended to")
+        // Offline, tiny.en hears each sentence exactly (WhisperTranscriberTests.clearSentence); live,
+        // a turn may still differ by a word (the first is heard "A deployment").
+        for (heard, sentence) in zip(completed, sentences) {
+            let (got, want) = (Speech.words(heard), Speech.words(sentence))
+            let differing = zip(got, want).filter { $0 != $1 }.count + abs(got.count - want.count)
+            #expect(differing <= 1, "\(heard)")
+        }
+        #expect(events.contains { if case .partial(let text) = $0 { !text.isEmpty } else { false } })
+    }
+}
