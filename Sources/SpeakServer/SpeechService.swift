@@ -271,15 +271,20 @@ public final class SpeechService: Sendable {
     /// of the header, not the token. A fallback voice that answered for a remote engine says so,
     /// and is not cached by anyone.
     private static func headers(_ info: ReplyInfo, contentType: String?) -> [(String, String)] {
-        var headers = contentType.map { [("Content-Type", $0)] } ?? []
+        // Sized once: a hit's headers are on the path of every cached reply.
+        var headers: [(String, String)] = []
+        headers.reserveCapacity(7)
+        if let contentType { headers.append(("Content-Type", contentType)) }
         if let fallback = info.fallback {
-            return headers + [
+            headers += [
                 ("Vary", "Authorization"), ("Cache-Control", "no-store"), ("X-Speak-Cache", "miss"),
                 ("X-Speak-Fallback", fallback.voice), ("X-Speak-Upstream-Error", fallback.reason),
             ]
+            return headers
         }
         if let tag = info.tag { headers.append(("ETag", "\"\(tag)\"")) }
-        headers += [("Cache-Control", "public, max-age=86400"), ("Vary", "Authorization")]
+        headers.append(("Cache-Control", "public, max-age=86400"))
+        headers.append(("Vary", "Authorization"))
         guard contentType != nil else { return headers }
         headers.append(("X-Speak-Cache", info.fromCache ? "hit" : "miss"))
         if let upstream = info.upstream { headers.append(("X-Speak-Upstream", upstream)) }
