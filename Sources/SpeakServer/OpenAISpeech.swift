@@ -6,7 +6,7 @@ extension SpeechService {
     /// `stream_format: "sse"`: the reply's audio as `speech.audio.delta` events (base64, as it is
     /// encoded), then `speech.audio.done` with `usage`. From the cache when the reply was made before.
     func speakEvents(_ order: SpeechOrder, client: String?) throws -> HTTPResponse {
-        let reply = try engine.reply(ReplyRequest(order.request, admit: { [self] in try admit(client) }))
+        let reply = try engine.reply(ReplyRequest(order.request, client: client, admission: self))
         let hit =
             switch reply {
             case .ready(_, let info), .later(let info, _), .stream(let info, _), .unchanged(let info): info.fromCache

@@ -201,7 +201,7 @@ public final class SpeechService: Sendable {
     }
 
     /// Takes one request from the client's rate limit, or 429.
-    func admit(_ client: String?) throws {
+    public func admit(_ client: String?) throws {
         guard let client else { return }
         if let wait = limiter.admit(client) {
             let seconds = Int(wait.rounded(.up))
@@ -235,13 +235,10 @@ public final class SpeechService: Sendable {
         -> HTTPResponse
     {
         if order.streamFormat == .sse { return try speakEvents(order, client: client) }
-        // Compared weakly, as RFC 9110 asks of If-None-Match: a proxy that compressed the reply
-        // marks its tag weak (W/"…").
-        let held = ifNoneMatch.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
         let reply = try engine.reply(
             ReplyRequest(
-                order.request, delivery: whole ? .whole : .streamed, admit: { [self] in try admit(client) },
-                clientHolds: { tag in held.contains { $0 == "\"\(tag)\"" || $0 == "W/\"\(tag)\"" || $0 == "*" } }))
+                order.request, delivery: whole ? .whole : .streamed, client: client, admission: self,
+                clientHolds: Self.held(ifNoneMatch)))
         let contentType = order.format.contentType
         switch reply {
         case .unchanged(let info):
@@ -264,6 +261,21 @@ public final class SpeechService: Sendable {
         case .samples:
             preconditionFailure("an encoded delivery is not samples")
         }
+    }
+
+    /// The tags an If-None-Match header names, compared weakly as RFC 9110 asks: a proxy that
+    /// compressed the reply marks its tag weak (W/"…"). `*` holds any reply; an unquoted tag none.
+    static func held(_ ifNoneMatch: String?) -> HeldReplies {
+        guard let ifNoneMatch else { return .nothing }
+        var tags: [String] = []
+        for item in ifNoneMatch.split(separator: ",") {
+            var tag = item.trimmingCharacters(in: .whitespaces)[...]
+            if tag == "*" { return .any }
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            guard tag.count >= 2, tag.first == "\"", tag.last == "\"" else { continue }
+            tags.append(String(tag.dropFirst().dropLast()))
+        }
+        return .tags(tags)
     }
 
     /// A reply's headers. Public, so a shared cache (nginx) may keep it, but only per
@@ -359,3 +371,6 @@ public final class SpeechService: Sendable {
             ["ready": .bool(ready), "checks": .object(checks.mapValues(JSONValue.string))], status: ready ? 200 : 503)
     }
 }
+
+/// The rate limit, asked by the engine only when a reply is made (a cache hit or a 304 is free).
+extension SpeechService: ReplyAdmission {}

@@ -19,6 +19,19 @@ struct PluggedEngineReplyTests {
 
     static let request = SynthesisRequest(text: "hello", options: SpeechOptions(voice: voice), format: .wav)
 
+    /// An admission that counts who it was asked about, and refuses when told to.
+    final class Admission: ReplyAdmission {
+        struct Refused: Error {}
+        let refuses: Bool
+        let asked = Locked<[String?]>([])
+        init(refuses: Bool = false) { self.refuses = refuses }
+
+        func admit(_ client: String?) throws {
+            asked.withLock { $0.append(client) }
+            if refuses { throw Refused() }
+        }
+    }
+
     /// A fresh directory per test, removed when the test ends.
     private func withDirectory(_ body: (URL) throws -> Void) rethrows {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -68,15 +81,15 @@ struct PluggedEngineReplyTests {
         try withDirectory { directory in
             let engine = try Self.engine(cache: directory)
             let (made, _) = try engine.reply(ReplyRequest(Self.request)).collected()
-            let admitted = Locked(0)
-            let reply = try engine.reply(ReplyRequest(Self.request, admit: { admitted.withLock { $0 += 1 } }))
+            let admission = Admission()
+            let reply = try engine.reply(ReplyRequest(Self.request, client: "ann", admission: admission))
             #expect(Self.kind(reply) == "stored")
             for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
                 try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
             }
             let (again, info) = try reply.collected()
             #expect(again == made && !info.fromCache)
-            #expect(admitted.withLock { $0 } == 1)
+            #expect(admission.asked.withLock { $0 } == ["ann"])
         }
     }
 
@@ -88,13 +101,16 @@ struct PluggedEngineReplyTests {
                 catalog: VoiceCatalog(voices: [Self.voice]),
                 synthesizers: SynthesizerRegistry(["scripted": { synthesizer }]),
                 cache: try ReplyCache(directory: directory, maximumBytes: 1 << 20))
-            struct Refused: Error {}
-            #expect(throws: Refused.self) { try engine.reply(ReplyRequest(Self.request, admit: { throw Refused() })) }
+            let refusing = Admission(refuses: true)
+            #expect(throws: Admission.Refused.self) {
+                try engine.reply(ReplyRequest(Self.request, client: "ann", admission: refusing))
+            }
             #expect(synthesizer.requests.withLock { $0 }.isEmpty)
             _ = try engine.reply(ReplyRequest(Self.request)).collected()
             // Held or stored now: a refusing rate limit is not asked.
-            let hit = try engine.reply(ReplyRequest(Self.request, admit: { throw Refused() }))
+            let hit = try engine.reply(ReplyRequest(Self.request, client: "ann", admission: refusing))
             #expect(try hit.collected().1.fromCache)
+            #expect(refusing.asked.withLock { $0 } == ["ann"])
             #expect(synthesizer.requests.withLock { $0 }.count == 1)
         }
     }
@@ -106,13 +122,14 @@ struct PluggedEngineReplyTests {
         script.failure = ScriptedSynthesizer.Fault()
         let engine = try Self.engine(script)
         let tag = engine.cacheKey(for: Self.request).digest
-        let reply = try engine.reply(ReplyRequest(Self.request, clientHolds: { $0 == tag }))
+        let reply = try engine.reply(ReplyRequest(Self.request, clientHolds: .tags(["other", tag])))
         guard case .unchanged(let info) = reply else {
             Issue.record("expected unchanged, got \(Self.kind(reply))")
             return
         }
         #expect(info.tag == tag)
-        #expect(Self.kind(try engine.reply(ReplyRequest(Self.request, clientHolds: { $0 != tag }))) == "stream")
+        #expect(Self.kind(try engine.reply(ReplyRequest(Self.request, clientHolds: .any))) == "unchanged")
+        #expect(Self.kind(try engine.reply(ReplyRequest(Self.request, clientHolds: .tags(["other"])))) == "stream")
     }
 
     @Test("a streaming engine's reply streams unless asked whole; one that answers whole never streams")

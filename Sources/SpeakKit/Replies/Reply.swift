@@ -2,14 +2,18 @@ import FoundationEssentials
 
 /// What a front end asks the engine for: a reply to one ``SynthesisRequest``, delivered as it
 /// can put it on its wire. The engine decides the rest: the cache, the fallback voice, refusals.
+/// Values only, no closures made for each request: most replies are held ones, answered at once.
 public struct ReplyRequest: Sendable {
     public var synthesis: SynthesisRequest
     public var delivery: Delivery
-    /// Asked before a reply is made, never for one from the cache: a rate limit that refuses throws.
-    public var admit: @Sendable () throws -> Void
-    /// Whether the client holds the reply of this tag already (HTTP's If-None-Match); then the
+    /// Who asks, as ``admission`` knows them (a rate limit's client); `nil` for nobody to charge.
+    public var client: String?
+    /// Asked with ``client`` before a reply is made, never for one from the cache: a rate limit
+    /// that refuses throws.
+    public var admission: (any ReplyAdmission)?
+    /// What the client holds already (HTTP's If-None-Match): when it holds this reply's tag, the
     /// reply is ``Reply/unchanged(_:)``, made or not.
-    public var clientHolds: @Sendable (String) -> Bool
+    public var clientHolds: HeldReplies
 
     public enum Delivery: Sendable {
         /// Encoded in the request's format, streamed as it is made when its engine streams.
@@ -22,14 +26,41 @@ public struct ReplyRequest: Sendable {
     }
 
     public init(
-        _ synthesis: SynthesisRequest, delivery: Delivery = .streamed,
-        admit: @escaping @Sendable () throws -> Void = {},
-        clientHolds: @escaping @Sendable (String) -> Bool = { _ in false }
+        _ synthesis: SynthesisRequest, delivery: Delivery = .streamed, client: String? = nil,
+        admission: (any ReplyAdmission)? = nil, clientHolds: HeldReplies = .nothing
     ) {
         self.synthesis = synthesis
         self.delivery = delivery
-        self.admit = admit
+        self.client = client
+        self.admission = admission
         self.clientHolds = clientHolds
+    }
+
+    /// Asks ``admission``, if any, to let ``client`` have a reply made.
+    func admit() throws { try admission?.admit(client) }
+}
+
+/// What decides whether a client may have a reply made (a rate limit). Asked only when one is.
+public protocol ReplyAdmission: Sendable {
+    /// Throws when `client` may not have a reply made now.
+    func admit(_ client: String?) throws
+}
+
+/// The replies a client holds already, by tag (``ReplyInfo/tag``).
+public enum HeldReplies: Sendable, Equatable {
+    case nothing
+    /// The tags it holds, as ``ReplyInfo/tag`` gives them (no quotes).
+    case tags([String])
+    /// Whatever the reply is (HTTP's `If-None-Match: *`).
+    case any
+
+    /// Whether the client holds the reply tagged `tag`.
+    public func contains(_ tag: String) -> Bool {
+        switch self {
+        case .nothing: false
+        case .tags(let tags): tags.contains(tag)
+        case .any: true
+        }
     }
 }
 

@@ -10,40 +10,43 @@ extension SpeechEngine {
 
     /// The reply to `request`, as its delivery asks.
     public func reply(_ request: ReplyRequest) throws -> Reply {
-        let synthesis = request.synthesis
-        let key = cacheKey(for: synthesis)
+        let key = cacheKey(for: request.synthesis)
         let tag = key.digest
         if case .samples = request.delivery {
             return .samples { [self] onProgress, onChunk in
                 try samples(request, key: key, onProgress: onProgress, onChunk: onChunk)
             }
         }
-        if request.clientHolds(tag) { return .unchanged(ReplyInfo(tag: tag, fromCache: true)) }
-        if let cache {
-            if let held = cache.heldData(for: key) { return .ready(held, ReplyInfo(tag: tag, fromCache: true)) }
-            if cache.hasStoredEntry(for: key) {
-                return .later(ReplyInfo(tag: tag, fromCache: true)) { [self] in
-                    if let stored = cache.storedData(for: key) { return (stored, ReplyInfo(tag: tag, fromCache: true)) }
-                    // Evicted or damaged since it was seen: made again, whole.
-                    try request.admit()
-                    let synthesizer = try self.synthesizer(for: synthesis.voice)
-                    return try whole(synthesis, key: key, upstream: synthesizer.source(of: synthesis.voice))
-                }
+        // Answered before anything of the request is copied or captured: the path of most replies.
+        if request.clientHolds.contains(tag) { return .unchanged(ReplyInfo(tag: tag, fromCache: true)) }
+        if let held = cache?.heldData(for: key) { return .ready(held, ReplyInfo(tag: tag, fromCache: true)) }
+        return try storedOrMade(request, key: key)
+    }
+
+    /// A reply not held in memory: read from disk later, or made.
+    private func storedOrMade(_ request: ReplyRequest, key: ReplyKey) throws -> Reply {
+        let synthesis = request.synthesis
+        let tag = key.digest
+        if let cache, cache.hasStoredEntry(for: key) {
+            return .later(ReplyInfo(tag: tag, fromCache: true)) { [self] in
+                if let stored = cache.storedData(for: key) { return (stored, ReplyInfo(tag: tag, fromCache: true)) }
+                // Evicted or damaged since it was seen: made again, whole.
+                try request.admit()
+                return try whole(synthesis, key: key, maker: self.maker(for: synthesis.voice))
             }
         }
         try request.admit()
-        let synthesizer = try self.synthesizer(for: synthesis.voice)
-        let upstream = synthesizer.source(of: synthesis.voice)
-        guard synthesizer.features.contains(.streaming), case .streamed = request.delivery else {
+        let maker = try self.maker(for: synthesis.voice)
+        guard maker.streams, case .streamed = request.delivery else {
             // A remote engine answers whole: waited for, so a fallback voice is named before the first byte.
-            return .later(ReplyInfo(tag: tag, upstream: upstream)) { [self] in
-                try whole(synthesis, key: key, upstream: upstream)
+            return .later(ReplyInfo(tag: tag, upstream: maker.upstream)) { [self] in
+                try whole(synthesis, key: key, maker: maker)
             }
         }
         // Refused now, so the front end answers with an error, not a reply cut off after its first bytes.
         try refuseIfUnavailable(synthesis.voice)
-        return .stream(ReplyInfo(tag: tag, upstream: upstream)) { [self] write in
-            try encode(synthesis, key: key, upstream: upstream, write: write)
+        return .stream(ReplyInfo(tag: tag, upstream: maker.upstream)) { [self] write in
+            try encode(synthesis, key: key, maker: maker, write: write)
         }
     }
 
@@ -55,29 +58,45 @@ extension SpeechEngine {
     {
         var request = request
         request.format = .mp3
-        guard case .samples(let produce) = try reply(ReplyRequest(request, delivery: .samples)) else {
-            preconditionFailure("a samples delivery is played as samples")
+        // The device opens at the voice's rate: its engine, looked up once, makes the reply too.
+        let maker = try self.maker(for: request.voice)
+        let key = cacheKey(for: request)
+        return try player.play(expectedSampleRate: maker.synthesizer.sampleRate(of: request.voice)) { write in
+            try samples(
+                ReplyRequest(request, delivery: .samples), key: key, maker: maker, onProgress: onProgress,
+                onChunk: write)
         }
-        let rate = try synthesizer(for: request.voice).sampleRate(of: request.voice)
-        return try player.play(expectedSampleRate: rate) { write in try produce(onProgress, write) }
     }
 
     // MARK: - Making replies
 
+    /// What makes a new reply in a voice: its engine, the remote service behind it, and whether it
+    /// streams: looked up once per reply.
+    private struct Maker: Sendable {
+        let synthesizer: any Synthesizer
+        let upstream: String?
+        var streams: Bool { synthesizer.features.contains(.streaming) }
+    }
+
+    private func maker(for voice: Voice) throws -> Maker {
+        let synthesizer = try self.synthesizer(for: voice)
+        return Maker(synthesizer: synthesizer, upstream: synthesizer.source(of: voice))
+    }
+
     /// Made whole (and cached), on the caller's thread.
-    private func whole(_ request: SynthesisRequest, key: ReplyKey, upstream: String?) throws -> (Data, ReplyInfo) {
+    private func whole(_ request: SynthesisRequest, key: ReplyKey, maker: Maker) throws -> (Data, ReplyInfo) {
         var data = Data()
-        let info = try encode(request, key: key, upstream: upstream) { data.append($0) }
+        let info = try encode(request, key: key, maker: maker) { data.append($0) }
         return (data, info)
     }
 
     /// Encodes `request` in its format as it is synthesised, handing the bytes to `write` as they
     /// are ready, and stores the complete reply in the cache. The reply never depends on the cache:
     /// a cache that cannot be written is dropped for this reply, and its fault logged once.
-    private func encode(_ request: SynthesisRequest, key: ReplyKey, upstream: String?, write: (Data) throws -> Void)
+    private func encode(_ request: SynthesisRequest, key: ReplyKey, maker: Maker, write: (Data) throws -> Void)
         throws -> ReplyInfo
     {
-        var info = ReplyInfo(tag: key.digest, upstream: upstream)
+        var info = ReplyInfo(tag: key.digest, upstream: maker.upstream)
         let entry = CacheEntry(self, key: key)
         var wrote = false
         func emit(_ bytes: Data) throws {
@@ -92,9 +111,8 @@ extension SpeechEngine {
             try emit(encoder.finish())
             return outcome
         }
-        let synthesizer = try self.synthesizer(for: request.voice)
         do {
-            if let encoded = try synthesizer.encodedReply(
+            if let encoded = try maker.synthesizer.encodedReply(
                 request.text, options: request.options, format: request.format)
             {
                 try emit(encoded)
@@ -115,9 +133,11 @@ extension SpeechEngine {
     }
 
     /// PCM, from the cache when the reply was made before (decoded), else as it is synthesised,
-    /// with the reply encoded in its format for the cache beside it.
+    /// with the reply encoded in its format for the cache beside it. `maker` is the voice's, when
+    /// the caller has looked it up already.
     private func samples(
-        _ request: ReplyRequest, key: ReplyKey, onProgress: ((Double) -> Void)?, onChunk: (PCMChunk) throws -> Void
+        _ request: ReplyRequest, key: ReplyKey, maker known: Maker? = nil, onProgress: ((Double) -> Void)?,
+        onChunk: (PCMChunk) throws -> Void
     ) throws -> ReplyInfo {
         let synthesis = request.synthesis
         func deliver(_ pcm: PCMBuffer) throws {
@@ -130,11 +150,10 @@ extension SpeechEngine {
             return info
         }
         try request.admit()
-        let synthesizer = try self.synthesizer(for: synthesis.voice)
-        let upstream = synthesizer.source(of: synthesis.voice)
+        let maker = try known ?? self.maker(for: synthesis.voice)
         // An engine that answers whole (an upstream) is stored as it came, then decoded.
-        guard synthesizer.features.contains(.streaming) else {
-            var (data, info) = try whole(synthesis, key: key, upstream: upstream)
+        guard maker.streams else {
+            var (data, info) = try whole(synthesis, key: key, maker: maker)
             let pcm = try PCMBuffer(audio: data)
             try deliver(pcm)
             info.seconds = pcm.duration
@@ -143,7 +162,7 @@ extension SpeechEngine {
         try refuseIfUnavailable(synthesis.voice)
         let entry = CacheEntry(self, key: key)
         var encoder = PaddedEncoder(format: synthesis.format, mp3: synthesis.mp3, codecs: codecs)
-        var info = ReplyInfo(tag: key.digest, upstream: upstream)
+        var info = ReplyInfo(tag: key.digest, upstream: maker.upstream)
         let outcome = try synthesize(synthesis, onProgress: onProgress) { chunk in
             info.seconds += Double(chunk.samples.count) / Double(chunk.sampleRate)
             try onChunk(chunk)
