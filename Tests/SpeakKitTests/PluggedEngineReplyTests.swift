@@ -178,6 +178,10 @@ struct PluggedEngineReplyTests {
             #expect(Array(try PCMBuffer(audio: stored).samples.prefix(480)) == made)
             let (again, second) = try samples()
             #expect(second.fromCache && again.prefix(480) == made[...])
+            // Collected, samples are a WAV of what was heard.
+            let (wav, collected) = try engine.reply(ReplyRequest(Self.request, delivery: .samples)).collected()
+            let collectedSamples = Array(try PCMBuffer(audio: wav).samples.prefix(480))
+            #expect(collected.fromCache && collectedSamples == made)
         }
     }
 }

@@ -182,7 +182,8 @@ extension SpeechEngine {
 }
 
 extension Reply {
-    /// The whole encoded reply, waited for: what a caller that keeps the bytes wants.
+    /// The whole encoded reply, waited for: what a caller that keeps the bytes wants. Samples,
+    /// which have no format of their own, are collected as a 16-bit WAV.
     public func collected() throws -> (Data, ReplyInfo) {
         switch self {
         case .unchanged(let info): return (Data(), info)
@@ -192,7 +193,12 @@ extension Reply {
             var data = Data()
             let info = try write { data.append($0) }
             return (data, info)
-        case .samples: preconditionFailure("samples are not collected as bytes")
+        case .samples(let play):
+            var encoder = PaddedEncoder(format: .wav, mp3: MP3Settings())
+            var data = Data()
+            let info = try play(nil) { data.append(try encoder.encode($0)) }
+            data.append(try encoder.finish())
+            return (data, info)
         }
     }
 }
