@@ -395,7 +395,7 @@ final class Cluster {
             tokens += try Speak.run(["serve", "--hash-token", token, "--name", name]).stdout
         }
         try Data(tokens.utf8).write(to: tokensFile)
-        for _ in 0..<count { instances.append(try Instance(port: try RunningServer.freePort(), cluster: self)) }
+        for _ in 0..<count { instances.append(try Instance(cluster: self)) }
         for instance in instances { try instance.waitUntilReady(probe: probe) }
         if withNginx { try startNginx() }
     }
@@ -408,6 +408,7 @@ final class Cluster {
     }
 
     /// SIGTERMs are the caller's; this starts instance `index` again on its port and waits for `/ready`.
+    /// The old port, not 0: nginx's configuration names it.
     func restart(_ index: Int) throws {
         instances[index] = try Instance(port: instances[index].port, cluster: self)
         try instances[index].waitUntilReady(probe: probe)
@@ -432,6 +433,7 @@ final class Cluster {
     /// The sample with this cluster's ports and directories; nginx runs in the foreground with its
     /// own prefix, pid file, logs and temp paths.
     private func startNginx() throws {
+        // Picked before nginx starts: its configuration must name it, and nginx prints no port.
         port = try RunningServer.freePort()
         var sample = try String(contentsOf: Self.sample, encoding: .utf8)
         func replace(_ old: String, _ new: String) throws {
@@ -501,18 +503,23 @@ final class Instance {
     let process: Subprocess
     var url: String { "http://127.0.0.1:\(port)" }
 
-    init(port: Int, cluster: Cluster) throws {
-        self.port = port
+    /// `port` 0: a free one, read from the server's listening line.
+    init(port: Int = 0, cluster: Cluster) throws {
         let limit = cluster.rateLimit == .unlimited ? ["--rate-limit", "1000000"] : []
         var environment = ProcessInfo.processInfo.environment
         environment["TMPDIR"] = cluster.temporaryDirectory.path
         // One worker each: three instances on a machine of two cores.
-        process = try Speak.start(
+        let started = try Speak.start(
             [
                 "serve", "--port", String(port), "--tokens", cluster.tokensFile.path, "--cache-dir",
                 cluster.cacheDirectory.path, "--voices-dir", cluster.voicesDirectory.path,
                 "--workers", "1", "--threads", "2",
             ] + limit, environment: environment)
+        do { self.port = try RunningServer.boundPort(of: started) } catch {
+            _ = started.terminate()
+            throw error
+        }
+        process = started
     }
 
     /// What an orchestrator does before sending traffic: wait for `/ready`.

@@ -52,15 +52,19 @@ final class RunningServer {
         try waitUntilHealthy()
     }
 
-    /// The port in the server's "listening on http://HOST:PORT" line, once it prints it.
-    static func boundPort(of process: Subprocess) throws -> Int {
+    /// The port ending the first line of `process`'s standard output that holds `marker` (its
+    /// "listening on http://HOST:PORT" line by default), once it prints it. A child that exits
+    /// first fails with its stderr.
+    static func boundPort(of process: Subprocess, announcedAfter marker: String = "listening on http://") throws -> Int
+    {
         var port: Int?
         try poll("speak serve to say its port", seconds: 20) {
-            let line = process.stdoutSoFar.split(separator: "\n").first { $0.contains("listening on http://") }
+            let line = process.stdoutSoFar.split(separator: "\n").first { $0.contains(marker) }
             port = line.flatMap { $0.split(separator: ":").last }.flatMap { Int($0) }
-            return port != nil
+            return port != nil || process.hasExited
         }
-        return port!
+        guard let port else { throw TestFailure("speak serve exited before it listened: \(process.wait().stderr)") }
+        return port
     }
 
     deinit {
@@ -85,6 +89,8 @@ final class RunningServer {
         }
     }
 
+    /// A port free now, for a test that must write it somewhere before a server binds it (nginx's
+    /// configuration); anything else starts with port 0 and reads the port it got.
     static func freePort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }

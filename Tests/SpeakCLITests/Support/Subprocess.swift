@@ -172,7 +172,7 @@ final class Subprocess: @unchecked Sendable {
     }
 
     /// Whether the child has exited, without reaping it.
-    private var hasExited: Bool {
+    var hasExited: Bool {
         reaping.withLock {
             guard reaped == nil else { return true }
             // With WNOHANG and the child still running, waitid returns 0 and leaves the ID zero.

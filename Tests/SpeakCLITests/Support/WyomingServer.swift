@@ -1,6 +1,6 @@
 import Foundation
 
-/// A real `speak serve --no-http --wyoming tcp://127.0.0.1:PORT` on a free port, driven by the
+/// A real `speak serve --no-http --wyoming tcp://127.0.0.1:0` (a free port, which it names), driven by the
 /// `wyoming` package through Tests/Fixtures/wyoming_client.py.
 final class RunningWyomingServer {
     static let client = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -18,21 +18,24 @@ final class RunningWyomingServer {
         // Until the instance is whole, deinit would not run: a failure here cleans up itself.
         let made = directory
         do {
-            port = try RunningServer.freePort()
-            process = try Speak.start(
+            // Port 0: the server binds a free one and prints it, so no two tests race for a port.
+            let started = try Speak.start(
                 [
-                    "serve", "--no-http", "--wyoming", "tcp://\(host):\(port)", "--workers", "1", "--cache-dir",
+                    "serve", "--no-http", "--wyoming", "tcp://\(host):0", "--workers", "1", "--cache-dir",
                     made.appendingPathComponent("cache").path,
                 ] + extra,
                 environment: limits.map {
                     ProcessInfo.processInfo.environment.merging(["SPEAK_WYOMING_LIMITS": $0]) { $1 }
                 })
+            do { port = try RunningServer.boundPort(of: started, announcedAfter: "Wyoming on tcp://") } catch {
+                _ = started.terminate()
+                throw error
+            }
+            process = started
         } catch {
             try? FileManager.default.removeItem(at: made)
             throw error
         }
-        // From here a failure releases a whole instance: deinit stops the server and cleans up.
-        try waitUntilListening()
     }
 
     /// Stopped as a user would (SIGTERM), so the server removes its upload spool.
@@ -44,17 +47,6 @@ final class RunningWyomingServer {
     func stop() -> Subprocess.Result {
         process.send(SIGTERM)
         return process.wait()
-    }
-
-    /// Polls until a TCP connection is accepted (or the process has died).
-    private func waitUntilListening() throws {
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            if Self.accepts(port: port) { return }
-            if kill(process.pid, 0) != 0 { break }
-            usleep(20_000)
-        }
-        throw TestFailure("speak serve --wyoming did not listen on port \(port): \(stop().stderr)")
     }
 
     static func accepts(port: Int) -> Bool {
