@@ -31,15 +31,19 @@ final class PlaybackFaultTests {
         return try Subprocess.run("/usr/bin/pactl", arguments, environment: environment).status == 0
     }
 
+    static func sinkSuspended(environment: [String: String]) throws -> Bool {
+        let sinks = try Subprocess.run("/usr/bin/pactl", ["list", "sinks", "short"], environment: environment)
+        let speaker = sinks.stdout.split(separator: "\n").first { $0.contains("\tspeaker\t") }
+        return speaker?.hasSuffix("SUSPENDED") == true
+    }
+
     /// Waits until the sink reports itself suspended and the player hands the sound server
     /// nothing more: its bytes written unchanged since the last look, and every one of its threads
     /// asleep in poll, waiting for room the device no longer makes.
     static func waitUntilStalled(_ pid: pid_t, environment: [String: String]) throws {
         var lastWritten: Int?
         try poll("the player to stall on the suspended sink", seconds: 10) {
-            let sinks = try Subprocess.run("/usr/bin/pactl", ["list", "sinks", "short"], environment: environment)
-            let speaker = sinks.stdout.split(separator: "\n").first { $0.contains("\tspeaker\t") }
-            guard speaker?.hasSuffix("SUSPENDED") == true else { return false }
+            guard try sinkSuspended(environment: environment) else { return false }
             let io = try String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)
             let written = io.split(separator: "\n").first { $0.hasPrefix("wchar:") }.flatMap {
                 Int($0.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces))
@@ -74,7 +78,7 @@ final class PlaybackFaultTests {
     }
 
     @Test(
-        "Ctrl-C and SIGTERM stop playback within 200 ms while the device takes no samples",
+        "Ctrl-C and SIGTERM stop playback while the device takes no samples",
         arguments: [SIGINT, SIGTERM])
     func stalledDevice(signal: Int32) throws {
         let file = try tone(seconds: 30)
@@ -85,11 +89,12 @@ final class PlaybackFaultTests {
         try #require(try Self.suspend(true, environment: server.environment))
         defer { _ = try? Self.suspend(false, environment: server.environment) }
         try Self.waitUntilStalled(playing.pid, environment: server.environment)
-        let sent = ProcessInfo.processInfo.systemUptime
         playing.send(signal)
+        // The 10 s only bound the wait: a stop that waited for room in the buffer would never come,
+        // as the device takes nothing until the sink resumes, which is after the exit.
         let result = try #require(Self.wait(playing, seconds: 10), "speak ignored the signal on a stalled device")
         #expect(result.signal == signal, "exit status \(result.status): \(result.stderr)")
-        #expect(result.exitTime - sent < 0.2, "took \(result.exitTime - sent) s")
+        #expect(try Self.sinkSuspended(environment: server.environment), "the sink woke: the stop proves nothing")
     }
 }
 
