@@ -98,13 +98,9 @@ final class RecorderTests {
     @Test("until silence with no speech at all ends in noSpeech after its timeout, leaving no file")
     func noSpeech() throws {
         let recorder = recorder(.init(untilSilence: EndPointer.Settings(noSpeechTimeout: 1.0)))
-        let start = ProcessInfo.processInfo.systemUptime
         #expect(throws: RecorderError.noSpeech) { try recorder.record() }
-        let elapsed = ProcessInfo.processInfo.systemUptime - start
-        // After 1 s of audio; the wall clock may run a few tens of milliseconds short of it, as the
-        // microphone's feeder writes a little ahead.
+        // Counted in samples taken, not on a clock: the timeout is 1 s of audio.
         #expect(abs(recorder.duration - 1.0) < 0.001, "gave up after \(recorder.duration) s of audio")
-        #expect(elapsed >= 0.9 && elapsed < 2.0, "gave up after \(elapsed) s")
         #expect(recorder.state == .error("no speech heard"))
         #expect(spooledFiles.isEmpty)
     }
