@@ -469,7 +469,8 @@ async def drip(port):
 
 async def slow(port):
     """A header line sent a byte every 0.1 s, then a payload at 100 bytes every 0.1 s: each is
-    answered `too-slow` and closed, whenever the server's deadline for it passes."""
+    answered `too-slow` and closed, whenever the server's deadline for it passes; `sent` is how
+    much of it had gone then."""
     result = {}
     header = json.dumps({"type": "audio-chunk", "payload_length": 40000}).encode() + b"\n"
     for name, first, rest in [("header", b"", header), ("payload", header, bytes(40000))]:
@@ -477,11 +478,12 @@ async def slow(port):
         started = time.monotonic()
         writer.write(first)
         step = 1 if name == "header" else 100
-        answer = None
+        answer, sent = None, 0
         try:
             for offset in range(0, len(rest), step):
                 writer.write(rest[offset:offset + step])
                 await writer.drain()
+                sent = offset + len(rest[offset:offset + step])
                 try:
                     answer = await asyncio.wait_for(async_read_event(reader), 0.1)
                     break
@@ -490,7 +492,8 @@ async def slow(port):
         except (ConnectionError, OSError):
             pass
         code = answer.data.get("code") if answer is not None else None
-        result[name] = {"answer": code, "seconds": time.monotonic() - started}
+        result[name] = {"answer": code, "sent": sent, "whole": len(rest), "step": step,
+                        "seconds": time.monotonic() - started}
         writer.close()
     return result
 
