@@ -118,9 +118,43 @@ struct StreamingTests {
     @Test("beside another reply on the same model, the first sentence is made whole (throughput first)")
     func busyModelDecodesWhole() throws {
         let (model, _) = try Self.split()
-        guard model.turns.slots > 1 else { return }  // one core: the reply would wait for the slot held here
-        let sentences = try model.turns.run(turn: 0) { try Self.sentenceChunks(Self.sentence) }
+        // A slot held on a thread of its own until the reply asks for one: the reply has seen the
+        // model busy by then, and on one core (one slot) it runs once the slot is given back.
+        let held = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        let replyAsked = Locked(false)
+        Thread.detachNewThread {
+            model.turns.run(turn: 0) {
+                let before = Self.lastTicket(model.turns.history)
+                held.signal()
+                // The deadline only stops the wait: the expectation below says whether it came.
+                let deadline = ContinuousClock.now + .seconds(60)
+                while ContinuousClock.now < deadline, !Self.asked(after: before, model.turns.history) { usleep(1000) }
+                replyAsked.withLock { $0 = Self.asked(after: before, model.turns.history) }
+            }
+            released.signal()
+        }
+        held.wait()
+        let sentences = try Self.sentenceChunks(Self.sentence)
+        released.wait()
+        #expect(replyAsked.withLock { $0 }, "the reply never asked for a slot")
         #expect(sentences.map(\.count) == [1])
+    }
+
+    static func lastTicket(_ history: [FairTurns.Event]) -> UInt64? {
+        history.map { event in
+            switch event {
+            case .asked(let waiter), .granted(let waiter): waiter.ticket
+            }
+        }.max()
+    }
+
+    /// Whether someone asked for a slot after the ticket `before`.
+    static func asked(after before: UInt64?, _ history: [FairTurns.Event]) -> Bool {
+        history.contains { event in
+            guard case .asked(let waiter) = event else { return false }
+            return before.map { waiter.ticket > $0 } ?? true
+        }
     }
 
     @Test("a split model runs on its parts alone, and its very first reply streams")
