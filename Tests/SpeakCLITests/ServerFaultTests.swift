@@ -182,10 +182,9 @@ final class ServerFaultTests {
         let server = try RunningServer()
         let connection = try RawConnection(port: server.port)
         try connection.send(request.replacingOccurrences(of: "\r\n\r\n", with: "\r\nConnection: close\r\n\r\n"))
-        let start = Date()
+        // 10 s, under the server's 15 s idle timeout: an answer at all is the parser's, not the timeout's.
         let reply = connection.receive(seconds: 10)
         #expect(reply.hasPrefix("HTTP/1.1 \(status)"), "\(reply)")
-        #expect(Date().timeIntervalSince(start) < 5)
     }
 
     @Test("upload bodies that are not multipart go to disk as they arrive, not into memory")
