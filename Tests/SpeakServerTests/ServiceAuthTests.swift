@@ -1,19 +1,21 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 @testable import SpeakServer
 
-/// Tokens and rate limits as the service applies them, in process.
+/// Tokens and rate limits as the service applies them, in process and on the wire.
 @Suite("SpeechService auth")
 struct ServiceAuthTests {
     static let openPaths = ["/", "/health"]
 
     @Test(
         "without a valid bearer token every route but / and /health is 401 in OpenAI's shape, with WWW-Authenticate",
-        arguments: [nil, "", "Bearer", "Bearer wrong", "Basic abc", "in-process-token", "Bearer in-process-token x"])
-    func unauthorized(authorization: String?) throws {
-        let harness = try InProcessService()
+        arguments: Transport.allCases,
+        [nil, "", "Bearer", "Bearer wrong", "Basic abc", "in-process-token", "Bearer in-process-token x"])
+    func unauthorized(transport: Transport, authorization: String?) throws {
+        let harness = try transport.harness()
         for route in SpeechService.routes {
             let answer = harness.call(
                 route.method, route.path, json: route.method == "POST" ? "{}" : nil, authorization: authorization)
@@ -29,9 +31,11 @@ struct ServiceAuthTests {
         }
     }
 
-    @Test("the token admits every route; a token added to the file admits once the store reloads")
-    func tokenStore() throws {
-        let harness = try InProcessService()
+    @Test(
+        "the token admits every route; a token added to the file admits once the store reloads",
+        arguments: Transport.allCases)
+    func tokenStore(transport: Transport) throws {
+        let harness = try transport.harness()
         #expect(harness.call("GET", "/voices").status == 200)
         let tokens = harness.directory.appendingPathComponent("tokens")
         let added = TokenStore.hashLine(for: "second-token", name: "second")
@@ -42,16 +46,31 @@ struct ServiceAuthTests {
         #expect(harness.call("GET", "/voices").status == 200)
     }
 
-    @Test("the local socket needs no token; without a tokens file every client is admitted")
-    func noTokenNeeded() throws {
-        let harness = try InProcessService()
-        var request = HTTPRequest(method: "GET", path: "/voices")
-        request.viaLocalSocket = true
-        #expect(harness.service.respond(to: request).status == 200)
-        let open = try InProcessService(tokens: false)
+    @Test(
+        "the local socket needs no token; without a tokens file every client is admitted",
+        arguments: Transport.allCases)
+    func noTokenNeeded(transport: Transport) throws {
+        let harness = try transport.harness()
+        switch transport {
+        case .inProcess:
+            var request = HTTPRequest(method: "GET", path: "/voices")
+            request.viaLocalSocket = true
+            #expect(harness.service.respond(to: request).status == 200)
+        case .wire:
+            // The service on a local socket of its own, as `speak serve` listens for the user's commands.
+            let path = harness.directory.appendingPathComponent("run/serve.sock").path
+            let service = harness.service
+            let local = try HTTPServer(
+                socketPath: path, threads: 1, bodyPolicy: service.bodyPolicy, screen: service.screen,
+                handler: service.respond)
+            defer { local.shutdown(timeout: 1) }
+            #expect(WireClient(.unix(path: path)).call("GET", "/voices", authorization: nil).status == 200)
+        }
+        let open = try transport.harness(tokens: false)
         #expect(open.call("GET", "/voices", authorization: nil).status == 200)
     }
 
+    /// In process only: the screen itself, asked with a request's head as the server asks it.
     @Test("an upload without a valid token is refused from its head (screen); other routes are not screened")
     func screen() throws {
         let harness = try InProcessService()
@@ -66,15 +85,15 @@ struct ServiceAuthTests {
         #expect(harness.service.screen(HTTPRequest(method: "GET", path: "/health")) == nil)
     }
 
-    static func limited(tokens: Bool = true) throws -> InProcessService {
+    static func limited(_ transport: Transport, tokens: Bool = true) throws -> any ServiceHarness {
         var configuration = ServerConfiguration()
         (configuration.rateLimitPerMinute, configuration.rateLimitBurst) = (1, 3)
-        return try InProcessService(configuration: configuration, tokens: tokens)
+        return try transport.harness(configuration: configuration, tokens: tokens)
     }
 
-    @Test("past its burst a token gets 429 with Retry-After, in OpenAI's shape")
-    func rateLimit() throws {
-        let harness = try Self.limited()
+    @Test("past its burst a token gets 429 with Retry-After, in OpenAI's shape", arguments: Transport.allCases)
+    func rateLimit(transport: Transport) throws {
+        let harness = try Self.limited(transport)
         #expect((0..<3).map { _ in harness.call("GET", "/voices").status } == [200, 200, 200])
         let limited = harness.call("GET", "/voices")
         #expect(limited.status == 429)
@@ -83,9 +102,10 @@ struct ServiceAuthTests {
         #expect(harness.call("GET", "/health").status == 200, "open routes are never limited")
     }
 
-    @Test("without a tokens file each address has its own rate limit")
-    func anonymousRateLimit() throws {
-        let harness = try Self.limited(tokens: false)
+    /// On the wire the client's socket is bound to each address (all of 127/8 is this machine).
+    @Test("without a tokens file each address has its own rate limit", arguments: Transport.allCases)
+    func anonymousRateLimit(transport: Transport) throws {
+        let harness = try Self.limited(transport, tokens: false)
         func statuses(_ address: String, _ count: Int) -> [Int] {
             (0..<count).map { _ in harness.call("GET", "/voices", authorization: nil, address: address).status }
         }
@@ -94,9 +114,11 @@ struct ServiceAuthTests {
         #expect(statuses("127.0.0.2", 1) == [429])
     }
 
-    @Test("GET /token is 204 or 401 and never charged; cache hits are free, new replies are charged")
-    func freeRequests() throws {
-        let harness = try Self.limited()
+    @Test(
+        "GET /token is 204 or 401 and never charged; cache hits are free, new replies are charged",
+        arguments: Transport.allCases)
+    func freeRequests(transport: Transport) throws {
+        let harness = try Self.limited(transport)
         #expect((0..<6).map { _ in harness.call("GET", "/token").status } == Array(repeating: 204, count: 6))
         #expect(harness.call("GET", "/token", authorization: "Bearer wrong").status == 401)
         let cached = ["text": "Free when cached.", "voice": "scripted"]

@@ -1,17 +1,14 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 @testable import SpeakServer
 
-/// Every failure as the client sees it, in process: its own mistakes are 4xx naming the
-/// parameter, the engine's faults 5xx; a reply that fails is never a whole 200.
+/// Every failure as the client sees it, in process and on the wire: its own mistakes are 4xx
+/// naming the parameter, the engine's faults 5xx; a reply that fails is never a whole 200.
 @Suite("SpeechService errors")
 struct ServiceErrorTests {
-    let harness: InProcessService
-
-    init() throws { harness = try InProcessService() }
-
     static let speech = #""model": "tts-1", "input": "Hello""#
 
     /// (path, JSON body, the `param` named, words the message has)
@@ -45,8 +42,11 @@ struct ServiceErrorTests {
         ("/v1/audio/speech", #"{\#(speech), "instructions": 3}"#, "instructions", "must be a string"),
     ]
 
-    @Test("client mistakes are 400 in OpenAI's shape, naming the parameter; nothing is synthesised")
-    func clientMistakes() throws {
+    @Test(
+        "client mistakes are 400 in OpenAI's shape, naming the parameter; nothing is synthesised",
+        arguments: Transport.allCases)
+    func clientMistakes(transport: Transport) throws {
+        let harness = try transport.harness()
         for (path, body, param, words) in Self.mistakes {
             let answer = harness.call("POST", path, json: body)
             #expect(answer.status == 400, "\(path) \(body.prefix(60)): \(answer.status) \(answer.text.prefix(200))")
@@ -61,8 +61,11 @@ struct ServiceErrorTests {
         #expect(harness.call("GET", "/speak").errorMessage == "'text' is required")
     }
 
-    @Test("OpenAI's voice names, its newer ones and dated model snapshots are answered; case does not matter")
-    func openAINames() {
+    @Test(
+        "OpenAI's voice names, its newer ones and dated model snapshots are answered; case does not matter",
+        arguments: Transport.allCases)
+    func openAINames(transport: Transport) throws {
+        let harness = try transport.harness()
         for (model, voice) in [
             ("gpt-4o-mini-tts-2025-12-15", "marin"), ("tts-1-1106", "alloy"), ("tts-1-hd", "NOVA"),
             ("speak-1", "cedar"),
@@ -74,8 +77,11 @@ struct ServiceErrorTests {
         }
     }
 
-    @Test("an engine that fails before its first byte is a 503 naming why, never a 200 with no body")
-    func faultBeforeFirstByte() {
+    @Test(
+        "an engine that fails before its first byte is a 503 naming why, never a 200 with no body",
+        arguments: Transport.allCases)
+    func faultBeforeFirstByte(transport: Transport) throws {
+        let harness = try transport.harness()
         for path in ["/api/speak", "/speak"] {
             let answer = harness.call("POST", path, json: #"{"text": "Hello.", "voice": "broken"}"#)
             #expect(answer.status == 503, "\(path): \(answer.status) \(answer.text)")
@@ -91,8 +97,11 @@ struct ServiceErrorTests {
         #expect(events.status == 503 && events.header("Content-Type") == "application/json", "\(events.text)")
     }
 
-    @Test("an engine that fails after its first bytes cuts the streamed reply short: never a whole 200")
-    func faultMidReply() throws {
+    @Test(
+        "an engine that fails after its first bytes cuts the streamed reply short: never a whole 200",
+        arguments: Transport.allCases)
+    func faultMidReply(transport: Transport) throws {
+        let harness = try transport.harness()
         let answer = harness.call("POST", "/speak", json: #"{"text": "Hello.", "voice": "cut"}"#)
         #expect(answer.streamed && answer.cut, "status \(answer.status), \(answer.body.count) bytes")
         // Nothing half made is stored: the next request makes it again, and fails again.
@@ -104,8 +113,11 @@ struct ServiceErrorTests {
         #expect(events.cut && !events.text.contains("speech.audio.done"), "\(events.text.suffix(200))")
     }
 
-    @Test("a voice whose model is missing is a 503 before anything streams; other voices answer")
-    func unavailableVoice() {
+    @Test(
+        "a voice whose model is missing is a 503 before anything streams; other voices answer",
+        arguments: Transport.allCases)
+    func unavailableVoice(transport: Transport) throws {
+        let harness = try transport.harness()
         for path in ["/api/speak", "/speak"] {
             let answer = harness.call("POST", path, json: #"{"text": "Boo.", "voice": "missing"}"#)
             #expect(answer.status == 503 && !answer.streamed, "\(path): \(answer.text)")
@@ -119,6 +131,7 @@ struct ServiceErrorTests {
         #expect(harness.call("POST", "/api/speak", json: #"{"text": "Sannu.", "voice": "scripted"}"#).status == 200)
     }
 
+    /// No transport: the mapping itself, for errors no test engine throws.
     @Test("each error kind maps to its status and OpenAI type: 4xx as thrown, engine faults 503, the rest 500")
     func errorMapping() throws {
         let cases: [(any Error, Int, String)] = [

@@ -1,21 +1,21 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 @testable import SpeakServer
 
-/// Replies as the service answers them, in process: cache headers and 304, streamed or whole,
-/// server-sent events, and the voice that answered for a remote one that failed.
+/// Replies as the service answers them, in process and on the wire: cache headers and 304,
+/// streamed or whole, server-sent events, and the voice that answered for a remote one that failed.
 @Suite("SpeechService replies")
 struct ServiceReplyTests {
-    let harness: InProcessService
-
-    init() throws { harness = try InProcessService() }
-
-    @Test("the formats offered are the composed codecs': SpeakKit's alone refuse Opus, FFmpeg's encode it")
-    func composedCodecs() throws {
+    @Test(
+        "the formats offered are the composed codecs': SpeakKit's alone refuse Opus, FFmpeg's encode it",
+        arguments: Transport.allCases)
+    func composedCodecs(transport: Transport) throws {
+        let harness = try transport.harness()
         let body = #"{"model": "tts-1", "input": "Hello there.", "voice": "scripted", "response_format": "opus"}"#
-        let light = try InProcessService(codecs: .builtIn).call("POST", "/v1/audio/speech", json: body)
+        let light = try transport.harness(codecs: .builtIn).call("POST", "/v1/audio/speech", json: body)
         #expect(light.status == 400, "\(light.status)")
         let message = light.errorMessage ?? ""
         #expect(message.hasSuffix("use one of mp3, wav, pcm"), "\(message)")
@@ -24,8 +24,11 @@ struct ServiceReplyTests {
         #expect(full.body.starts(with: Data("OggS".utf8)), "an Ogg stream")
     }
 
-    @Test("GET /speak is answered whole with an ETag; the same request is a hit with the same bytes")
-    func etag() throws {
+    @Test(
+        "GET /speak is answered whole with an ETag; the same request is a hit with the same bytes",
+        arguments: Transport.allCases)
+    func etag(transport: Transport) throws {
+        let harness = try transport.harness()
         let query = ["text": "Cached reply please.", "voice": "scripted", "rate": "190"]
         let first = harness.call("GET", "/speak", query: query)
         #expect(first.status == 200 && !first.streamed, "answered whole, so a proxy can retry it elsewhere")
@@ -41,8 +44,9 @@ struct ServiceReplyTests {
 
     @Test(
         "If-None-Match with the ETag, weakly compared, in a list or *, is 304 with no body; another tag is 200",
-        arguments: [true, false])
-    func notModified(made: Bool) throws {
+        arguments: Transport.allCases, [true, false])
+    func notModified(transport: Transport, made: Bool) throws {
+        let harness = try transport.harness()
         let query = ["text": "Not modified.", "voice": "scripted"]
         // The tag is the request's, so a 304 needs no reply made or stored.
         let request = try SpeechOrder(query: query, service: harness.service).request
@@ -62,8 +66,11 @@ struct ServiceReplyTests {
         }
     }
 
-    @Test("POST replies stream as they are made, then are hits; the format is part of the key")
-    func postStreamsThenHits() throws {
+    @Test(
+        "POST replies stream as they are made, then are hits; the format is part of the key",
+        arguments: Transport.allCases)
+    func postStreamsThenHits(transport: Transport) throws {
+        let harness = try transport.harness()
         let body = #"{"model": "tts-1", "voice": "scripted", "input": "Stream me.", "response_format": "wav"}"#
         let first = harness.call("POST", "/v1/audio/speech", json: body)
         #expect(first.status == 200 && first.streamed && !first.cut)
@@ -77,8 +84,11 @@ struct ServiceReplyTests {
         #expect(mp3.header("X-Speak-Cache") == "miss" && mp3.header("Content-Type") == "audio/mpeg")
     }
 
-    @Test("JSON with rate and pitch speaks through espeak-ng, in process; a higher rate is shorter")
-    func espeakRates() throws {
+    @Test(
+        "JSON with rate and pitch speaks through espeak-ng; a higher rate is shorter",
+        arguments: Transport.allCases)
+    func espeakRates(transport: Transport) throws {
+        let harness = try transport.harness()
         func seconds(_ rate: Int) throws -> Double {
             let answer = harness.call(
                 "POST", "/speak",
@@ -103,8 +113,11 @@ struct ServiceReplyTests {
         }
     }
 
-    @Test("stream_format sse: speech.audio.delta events whose audio joins into the reply, then done with usage")
-    func serverSentEvents() throws {
+    @Test(
+        "stream_format sse: speech.audio.delta events whose audio joins into the reply, then done with usage",
+        arguments: Transport.allCases)
+    func serverSentEvents(transport: Transport) throws {
+        let harness = try transport.harness()
         let input = "Events, please."
         let body = #"{"model": "tts-1", "voice": "scripted", "input": "\#(input)", "stream_format": "sse"}"#
         for expected in ["miss", "hit"] {
@@ -132,8 +145,11 @@ struct ServiceReplyTests {
         }
     }
 
-    @Test("a remote voice that is down is answered by its fallback, which the headers name; nothing is cached")
-    func fallbackHeaders() throws {
+    @Test(
+        "a remote voice that is down is answered by its fallback, which the headers name; nothing is cached",
+        arguments: Transport.allCases)
+    func fallbackHeaders(transport: Transport) throws {
+        let harness = try transport.harness()
         for round in 0..<2 {
             let answer = harness.call("POST", "/api/speak", json: #"{"text": "Are you there?", "voice": "remote"}"#)
             #expect(answer.status == 200 && !answer.streamed, "\(round): \(answer.text.prefix(200))")

@@ -1,19 +1,17 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 @testable import SpeakServer
 
-/// The route table, called in process: every route answers its method, other methods get 405
-/// naming the allowed ones, other paths 404, each in OpenAI's error shape.
+/// The route table, called in process and on the wire: every route answers its method, other
+/// methods get 405 naming the allowed ones, other paths 404, each in OpenAI's error shape.
 @Suite("SpeechService routes")
 struct ServiceRouteTests {
-    let harness: InProcessService
-
-    init() throws { harness = try InProcessService() }
-
-    @Test("every route in the table answers its own method: neither 404 nor 405")
-    func everyRouteAnswers() {
+    @Test("every route in the table answers its own method: neither 404 nor 405", arguments: Transport.allCases)
+    func everyRouteAnswers(transport: Transport) throws {
+        let harness = try transport.harness()
         #expect(SpeechService.routes.count > 15)
         for route in SpeechService.routes {
             // /ready synthesises with the default voice and /play plays: both run, on test engines.
@@ -23,8 +21,11 @@ struct ServiceRouteTests {
         }
     }
 
-    @Test("a method the path does not take is 405 with Allow naming the ones it does (HEAD wherever GET)")
-    func methodNotAllowed() throws {
+    @Test(
+        "a method the path does not take is 405 with Allow naming the ones it does (HEAD wherever GET)",
+        arguments: Transport.allCases)
+    func methodNotAllowed(transport: Transport) throws {
+        let harness = try transport.harness()
         for path in Set(SpeechService.routes.map(\.path)) {
             let methods = SpeechService.routes.filter { $0.path == path }.map(\.method)
             let answer = harness.call("DELETE", path)
@@ -39,8 +40,9 @@ struct ServiceRouteTests {
         #expect(harness.call("GET", "/api/speak").header("Allow") == "POST")
     }
 
-    @Test("HEAD is answered wherever GET is, with GET's status and headers")
-    func head() {
+    @Test("HEAD is answered wherever GET is, with GET's status and headers", arguments: Transport.allCases)
+    func head(transport: Transport) throws {
+        let harness = try transport.harness()
         let get = harness.call("GET", "/health")
         let head = harness.call("HEAD", "/health")
         #expect(head.status == 200 && head.header("Content-Type") == get.header("Content-Type"))
@@ -48,8 +50,11 @@ struct ServiceRouteTests {
         #expect(speech.status == 200 && speech.header("Content-Type") == "audio/mpeg", "\(speech.text)")
     }
 
-    @Test("a path not in the table is 404 in OpenAI's shape, whatever the method", arguments: ["GET", "POST", "PUT"])
-    func notFound(method: String) throws {
+    @Test(
+        "a path not in the table is 404 in OpenAI's shape, whatever the method",
+        arguments: Transport.allCases, ["GET", "POST", "PUT"])
+    func notFound(transport: Transport, method: String) throws {
+        let harness = try transport.harness()
         for path in ["/nowhere", "/speak/", "/v1/models/tts-9", "/SPEAK", "/v1/audio"] {
             let answer = harness.call(method, path)
             #expect(answer.status == 404, "\(method) \(path): \(answer.text)")
@@ -58,8 +63,11 @@ struct ServiceRouteTests {
         }
     }
 
-    @Test("/health, /voices, /v1/models and each model, /v1/audio/voices list what there is")
-    func listings() throws {
+    @Test(
+        "/health, /voices, /v1/models and each model, /v1/audio/voices list what there is",
+        arguments: Transport.allCases)
+    func listings(transport: Transport) throws {
+        let harness = try transport.harness()
         #expect(harness.call("GET", "/health").json?["status"]?.string == "ok")
         guard case .array(let voices)? = harness.call("GET", "/voices").json?["voices"] else {
             Issue.record("no voices")
@@ -98,8 +106,11 @@ struct ServiceRouteTests {
         #expect(alloyVoice["speaks_as"]?.string == "scripted")
     }
 
-    @Test("/ready is 200 when the default voice speaks; a voice whose model is missing is reported, not fatal")
-    func ready() throws {
+    @Test(
+        "/ready is 200 when the default voice speaks; a voice whose model is missing is reported, not fatal",
+        arguments: Transport.allCases)
+    func ready(transport: Transport) throws {
+        let harness = try transport.harness()
         let answer = harness.call("GET", "/ready")
         #expect(answer.status == 200, "\(answer.text)")
         #expect(answer.json?["ready"] == .bool(true))
@@ -111,8 +122,9 @@ struct ServiceRouteTests {
         #expect(checks["voice:missing"]?.string?.contains("not installed") == true, "\(answer.text)")
     }
 
-    @Test("POST /play speaks on the server's device and answers how long it lasted")
-    func play() throws {
+    @Test("POST /play speaks on the server's device and answers how long it lasted", arguments: Transport.allCases)
+    func play(transport: Transport) throws {
+        let harness = try transport.harness()
         let answer = harness.call("POST", "/play", json: #"{"text": "Played.", "voice": "scripted"}"#)
         #expect(answer.status == 200, "\(answer.text)")
         #expect(answer.json?["played"] == .bool(true))

@@ -6,9 +6,11 @@ import SpeakTestSupport
 @testable import SpeakServer
 
 /// A ``SpeechService`` built in this process on test engines, called as the HTTP server calls it,
-/// without a socket: route rules, auth, error mapping, caching and fallback are tested here; a
-/// spawned `speak serve` is kept for what needs a process (start-up, signals, scale-out, the wire).
-final class InProcessService {
+/// without a socket: one ``ServiceClient``, beside ``WireService``, which serves the same service
+/// through a real `HTTPServer`. Route rules, auth, error mapping, caching and fallback are tested
+/// both ways; a spawned `speak serve` is kept for what needs a process (start-up, signals,
+/// scale-out, the browser, real clients).
+final class InProcessService: ServiceClient {
     static let token = "in-process-token"
 
     /// The voices every service here knows, one per kind of engine behaviour.
@@ -94,40 +96,23 @@ final class InProcessService {
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
-    /// `method path`, with the token unless `authorization` says otherwise (`nil`: no header).
-    func call(
-        _ method: String, _ path: String, query: [String: String] = [:], json: String? = nil,
-        headers: [String: String] = [:], authorization: String? = "Bearer \(token)", address: String = "127.0.0.1"
-    ) -> ServiceAnswer {
-        var all = headers
-        if let authorization { all["authorization"] = authorization }
-        if json != nil { all["content-type"] = "application/json" }
-        var request = HTTPRequest(
-            method: method, path: path, query: query, headers: all, body: Data((json ?? "").utf8))
-        request.address = address
-        return ServiceAnswer(service.respond(to: request))
+    /// The token's header, sent unless a call names another.
+    var authorization: String? { "Bearer \(Self.token)" }
+
+    /// The request as libmicrohttpd would hand it over, answered as `HTTPServer` answers it.
+    func send(_ request: ServiceRequest) -> ServiceAnswer {
+        var parsed = HTTPRequest(
+            method: request.method, path: request.path, query: request.query, headers: request.headers,
+            body: request.body ?? Data())
+        parsed.address = request.address ?? "127.0.0.1"
+        return ServiceAnswer(service.respond(to: parsed))
     }
 }
 
 /// A response as a client would receive it, its body produced the way `HTTPServer` produces one:
 /// a deferred body computed (once more if worth retrying); a stream run, whose failure before its
 /// first bytes becomes the error's answer (503 unless an ``HTTPError``) and after them cuts the reply.
-struct ServiceAnswer {
-    var status: Int
-    var headers: [(String, String)]
-    var body: Data
-    /// The reply was streamed (chunked on the wire), not answered whole.
-    var streamed = false
-    /// The stream failed after its first bytes: the client gets a chunked reply cut short, which
-    /// it sees as an error, never a whole 200.
-    var cut = false
-
-    init(status: Int, headers: [(String, String)], body: Data) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
+extension ServiceAnswer {
     init(_ response: HTTPResponse) {
         switch response.body {
         case .data(let data):
@@ -169,33 +154,5 @@ struct ServiceAnswer {
             }
         }
         return ServiceAnswer(HTTPError(500, "unreachable").response)
-    }
-
-    /// The first header of `name`, in any case.
-    func header(_ name: String) -> String? {
-        headers.first { $0.0.lowercased() == name.lowercased() }?.1
-    }
-
-    var text: String { String(decoding: body, as: UTF8.self) }
-
-    var json: [String: JSONValue]? {
-        guard case .object(let members) = try? JSONValue(parsing: body) else { return nil }
-        return members
-    }
-
-    /// OpenAI's error object: `{"error": {"message", "type", "param", "code"}}`.
-    var error: [String: JSONValue]? {
-        guard case .object(let members)? = json?["error"] else { return nil }
-        return members
-    }
-
-    var errorMessage: String? {
-        guard case .string(let message)? = error?["message"] else { return nil }
-        return message
-    }
-
-    func errorField(_ name: String) -> String? {
-        guard case .string(let value)? = error?[name] else { return nil }
-        return value
     }
 }
