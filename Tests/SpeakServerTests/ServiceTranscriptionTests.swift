@@ -5,7 +5,7 @@ import Testing
 
 @testable import SpeakServer
 
-/// How the transcription routes hand an upload to the engine.
+/// How the transcription routes hand an upload to the engine, in process and on the wire.
 @Suite("SpeechService: transcription")
 struct ServiceTranscriptionTests {
     /// A test-only transcriber that keeps the length of every piece it is handed.
@@ -20,27 +20,21 @@ struct ServiceTranscriptionTests {
 
     @Test(
         "a long upload is transcribed five minutes at a time, as speak transcribe does, not decoded whole",
-        arguments: ["/api/transcribe", "/v1/audio/transcriptions"])
-    func longUploadGoesInPieces(path: String) throws {
+        arguments: Transport.allCases, ["/api/transcribe", "/v1/audio/transcriptions"])
+    func longUploadGoesInPieces(transport: Transport, path: String) throws {
         let recorder = PieceRecorder()
-        let harness = try InProcessService(transcriber: recorder)
+        let harness = try transport.harness(transcriber: recorder)
         // Twelve minutes of a quiet 440 Hz tone at 8 kHz (11.5 MB, under the 25 MB upload limit).
         let rate = 8000
         let seconds = 720
         let samples = (0..<(rate * seconds)).map { Int16(300 * sin(2 * Double.pi * 440 * Double($0) / Double(rate))) }
-        let file = harness.directory.appendingPathComponent("long.wav")
-        try WAV.encode(PCMBuffer(sampleRate: rate, samples: samples)).write(to: file)
-        var request = HTTPRequest(
-            method: "POST", path: path, headers: ["authorization": "Bearer \(InProcessService.token)"])
-        var form = MultipartForm()
-        form.fields = ["model": "whisper-1"]
-        form.files["file"] = UploadedFile(
-            filename: "long.wav", contentType: "audio/wav", url: file,
-            size: try FileManager.default.attributesOfItem(atPath: file.path)[.size] as! Int)
-        request.form = form
-        let answer = ServiceAnswer(harness.service.respond(to: request))
-        #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
-        #expect(String(decoding: answer.body, as: UTF8.self).contains("piece piece piece"))
+        let wav = WAV.encode(PCMBuffer(sampleRate: rate, samples: samples))
+        let form = MultipartBody(
+            fields: [("model", "whisper-1")],
+            files: [MultipartBody.File(filename: "long.wav", contentType: "audio/wav", data: wav)])
+        let answer = harness.upload(path, form)
+        #expect(answer.status == 200, "\(answer.text)")
+        #expect(answer.text.contains("piece piece piece"))
         let lengths = recorder.lengths.withLock { $0 }
         let rateHeard = TranscriptionEngine.sampleRate
         #expect(lengths.count == 3, "\(lengths)")

@@ -99,13 +99,19 @@ final class InProcessService: ServiceClient {
     /// The token's header, sent unless a call names another.
     var authorization: String? { "Bearer \(Self.token)" }
 
-    /// The request as libmicrohttpd would hand it over, answered as `HTTPServer` answers it.
+    /// The request as libmicrohttpd would hand it over, answered as `HTTPServer` answers it: its
+    /// head screened, its body taken by the route's policy (the size limit, uploads spooled and
+    /// parsed), then the route called.
     func send(_ request: ServiceRequest) -> ServiceAnswer {
-        var parsed = HTTPRequest(
-            method: request.method, path: request.path, query: request.query, headers: request.headers,
-            body: request.body ?? Data())
-        parsed.address = request.address ?? "127.0.0.1"
-        return ServiceAnswer(service.respond(to: parsed))
+        var head = HTTPRequest(
+            method: request.method, path: request.path, query: request.query, headers: request.headers)
+        head.address = request.address ?? "127.0.0.1"
+        if let refusal = service.screen(head) { return ServiceAnswer(refusal) }
+        let exchange = Exchange(request: head, policy: service.bodyPolicy(method: head.method, path: head.path))
+        request.body?.withUnsafeBytes { exchange.receive($0) }
+        if let failure = exchange.finishBody() { return ServiceAnswer(failure.response) }
+        // The spooled upload lives as long as its exchange: until the answer is made.
+        return withExtendedLifetime(exchange) { ServiceAnswer(service.respond(to: exchange.request)) }
     }
 }
 
