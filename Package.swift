@@ -101,7 +101,7 @@ let package = Package(
             dependencies: ["SpeakServer", "SpeakKit", "SpeakMedia", "SpeakCLI", "SpeakTestSupport"]),
         .testTarget(name: "SpeakWyomingTests", dependencies: ["SpeakWyoming", "SpeakKit", "SpeakTestSupport"]),
         // These run the built `speak` and `speak-full`, which `swift build --build-tests` builds with them.
-        .testTarget(name: "SpeakCLITests", dependencies: ["SpeakKit", "SpeakCLI", "SpeakMedia"]),
+        .testTarget(name: "SpeakCLITests", dependencies: ["SpeakKit", "SpeakCLI", "SpeakMedia", "SpeakTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

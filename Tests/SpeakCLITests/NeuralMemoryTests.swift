@@ -1,4 +1,5 @@
 import Foundation
+import SpeakTestSupport
 import Testing
 
 /// A neural voice's memory: ONNX Runtime's arena grows to the largest run it has made, and would
@@ -14,12 +15,11 @@ struct NeuralMemoryTests {
     @Test("after 1,500 digits without a break, the server holds at most 150 MB more than after a paragraph")
     func runOnTextIsGivenBack() throws {
         let server = try RunningServer(["--cache-bytes", "0"])
+        let client = WireClient(port: server.port, authorization: "Bearer \(server.token)")
         func speak(_ text: String) throws {
             let body = #"{"model": "tts-1", "voice": "joe", "response_format": "wav", "input": "\#(text)"}"#
-            let reply = try server.authorized([
-                "-H", "Content-Type: application/json", "-d", body, "-o", "/dev/null", "\(server.url)/v1/audio/speech",
-            ])
-            #expect(reply.status == 200)
+            let reply = client.call("POST", "/v1/audio/speech", json: body)
+            #expect(reply.status == 200 && !reply.cut)
         }
         try speak(
             "The build finished a few minutes ago. Every test passed on the first try. "

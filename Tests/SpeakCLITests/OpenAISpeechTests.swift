@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 /// OpenAI's speech API on a real `speak serve`, through the real `openai` package: every
@@ -9,7 +10,13 @@ final class OpenAISpeechTests {
     let server: RunningServer
     static let text = "Hello from the OpenAI client. Every word must arrive, the last one too."
 
-    init() throws { server = try RunningServer() }
+    /// HTTP straight to the server, for what needs no OpenAI package.
+    let client: WireClient
+
+    init() throws {
+        server = try RunningServer()
+        client = WireClient(port: server.port, authorization: "Bearer \(server.token)")
+    }
 
     func python(_ body: String) throws -> Subprocess.Result {
         let script =
@@ -35,14 +42,12 @@ final class OpenAISpeechTests {
 
     /// The server's own decoder's view of `audio`: its length, and what Whisper hears in it.
     func heard(_ audio: Data, name: String) throws -> (duration: Double, text: String) {
-        let file = server.directory.appendingPathComponent(name)
-        try audio.write(to: file)
-        let reply = try server.authorized([
-            "-F", "model=whisper-1", "-F", "response_format=verbose_json", "-F", "language=en",
-            "-F", "file=@\(file.path);type=application/octet-stream", "\(server.url)/v1/audio/transcriptions",
-        ])
+        let form = MultipartBody(
+            fields: [("model", "whisper-1"), ("response_format", "verbose_json"), ("language", "en")],
+            files: [MultipartBody.File(filename: name, contentType: "application/octet-stream", data: audio)])
+        let reply = client.upload("/v1/audio/transcriptions", form)
         #expect(reply.status == 200, "\(name): \(reply.text)")
-        return (reply.json?["duration"] as? Double ?? 0, reply.json?["text"] as? String ?? "")
+        return (reply.json?["duration"]?.number ?? 0, reply.json?["text"]?.string ?? "")
     }
 
     @Test(
@@ -67,18 +72,16 @@ final class OpenAISpeechTests {
 
     @Test("the reply cache keys on the format: a second format is a miss, the same one a hit with the same bytes")
     func cacheKeysOnFormat() throws {
-        func fetch(_ format: String) throws -> HTTPReply {
+        func fetch(_ format: String) throws -> ServiceAnswer {
             let body = #"{"model": "tts-1", "input": "Cache me by format.", "response_format": "\#(format)"}"#
-            return try server.authorized([
-                "-H", "Content-Type: application/json", "-d", body, "\(server.url)/v1/audio/speech",
-            ])
+            return client.call("POST", "/v1/audio/speech", json: body)
         }
         let opus = try fetch("opus")
         let flac = try fetch("flac")
         let again = try fetch("opus")
-        #expect(opus.headers["content-type"] == "audio/ogg" && flac.headers["content-type"] == "audio/flac")
-        #expect(opus.headers["x-speak-cache"] == "miss" && flac.headers["x-speak-cache"] == "miss")
-        #expect(again.headers["x-speak-cache"] == "hit")
+        #expect(opus.header("content-type") == "audio/ogg" && flac.header("content-type") == "audio/flac")
+        #expect(opus.header("x-speak-cache") == "miss" && flac.header("x-speak-cache") == "miss")
+        #expect(again.header("x-speak-cache") == "hit")
         #expect(
             again.body == opus.body && opus.body.prefix(4) == Data("OggS".utf8)
                 && flac.body.prefix(4) == Data("fLaC".utf8))
@@ -126,15 +129,14 @@ final class OpenAISpeechTests {
         """
     )
     func speedAndInstructions() throws {
-        func post(_ fields: String) throws -> HTTPReply {
-            try server.authorized([
-                "-H", "Content-Type: application/json", "-d",
-                #"{"model": "tts-1", "voice": "ava", "input": "\#(Self.text)"\#(fields)}"#,
-                "\(server.url)/v1/audio/speech",
-            ])
+        func post(_ fields: String) throws -> ServiceAnswer {
+            client.call(
+                "POST", "/v1/audio/speech",
+                json: #"{"model": "tts-1", "voice": "ava", "input": "\#(Self.text)"\#(fields)}"#)
         }
         let normal = try post(#", "stream_format": "audio""#)
-        #expect(normal.status == 200 && normal.headers["transfer-encoding"] == "chunked", "\(normal.headers)")
+        #expect(normal.status == 200 && normal.header("transfer-encoding") == "chunked", "\(normal.headers)")
+        #expect(normal.streamed && !normal.cut)
         let fast = try post(#", "speed": 2, "instructions": "Speak cheerfully.""#)
         #expect(fast.status == 200, "\(fast.text)")
         let (normalSeconds, fastSeconds) = (
@@ -149,9 +151,7 @@ final class OpenAISpeechTests {
         }
         #expect(try post(#", "speed": 0.25"#).status == 200)
         let badStream = try post(#", "stream_format": "video""#)
-        #expect(
-            badStream.status == 400
-                && (badStream.json?["error"] as? [String: Any])?["param"] as? String == "stream_format")
+        #expect(badStream.status == 400 && badStream.errorField("param") == "stream_format")
         let badInstructions = try post(#", "instructions": 3"#)
         #expect(badInstructions.status == 400)
     }
@@ -159,11 +159,9 @@ final class OpenAISpeechTests {
     @Test("a Piper voice follows the whole of OpenAI's speed range, past espeak-ng's 80–450 words per minute")
     func piperSpeed() throws {
         func seconds(_ speed: String) throws -> Double {
-            let reply = try server.authorized([
-                "-H", "Content-Type: application/json", "-d",
-                #"{"model": "tts-1", "voice": "joe", "input": "\#(Self.text)", "speed": \#(speed)}"#,
-                "\(server.url)/v1/audio/speech",
-            ])
+            let reply = client.call(
+                "POST", "/v1/audio/speech",
+                json: #"{"model": "tts-1", "voice": "joe", "input": "\#(Self.text)", "speed": \#(speed)}"#)
             try #require(reply.status == 200, "\(speed): \(reply.text)")
             return try PCMBuffer(audio: reply.body).duration
         }
@@ -212,10 +210,8 @@ final class OpenAISpeechTests {
             for input in ["...", "()"] {
                 let body =
                     #"{"model": "tts-1", "voice": "\#(voice)", "input": "\#(input)", "response_format": "\#(format)"}"#
-                let reply = try server.authorized([
-                    "-H", "Content-Type: application/json", "-d", body, "\(server.url)/v1/audio/speech",
-                ])
-                #expect(reply.status == 200, "\(format) \(input): \(reply.text)")
+                let reply = client.call("POST", "/v1/audio/speech", json: body)
+                #expect(reply.status == 200 && !reply.cut, "\(format) \(input): \(reply.text)")
                 let duration =
                     format == "pcm"
                     ? Double(reply.body.count) / 48000
@@ -227,15 +223,15 @@ final class OpenAISpeechTests {
 
     @Test("GET /v1/audio/voices lists our voices and OpenAI's names")
     func voices() throws {
-        let reply = try server.authorized(["\(server.url)/v1/audio/voices"])
+        let reply = client.call("GET", "/v1/audio/voices")
         #expect(reply.status == 200)
-        let data = try #require(reply.json?["data"] as? [[String: Any]])
-        let ids = Set(data.compactMap { $0["id"] as? String })
+        let data = try #require(reply.json?["data"]?.array).compactMap(\.object)
+        let ids = Set(data.compactMap { $0["id"]?.string })
         #expect(ids.isSuperset(of: ["default", "nadia", "alloy", "nova"]), "\(ids)")
-        #expect(data.allSatisfy { $0["object"] as? String == "audio.voice" && $0["language"] is String })
+        #expect(data.allSatisfy { $0["object"]?.string == "audio.voice" && $0["language"]?.string != nil })
         // OpenAI's names speak with the neural English voice when one is installed, as joe is here.
-        let alloy = data.first { $0["id"] as? String == "alloy" }
-        #expect(alloy?["speaks_as"] as? String == "joe", "\(alloy ?? [:])")
+        let alloy = data.first { $0["id"]?.string == "alloy" }
+        #expect(alloy?["speaks_as"]?.string == "joe", "\(alloy ?? [:])")
     }
 }
 
@@ -294,7 +290,7 @@ struct SpeechCancellationTests {
         }
         #expect(Set(now.keys) != Set(before.keys), "the worker still runs: \(before) → \(now)")
         // And nothing synthesises any more: the server goes on answering, its workers idle.
-        let reply = try server.authorized(["\(server.url)/ready"])
+        let reply = WireClient(port: server.port, authorization: "Bearer \(server.token)").call("GET", "/ready")
         #expect(reply.status == 200)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 /// A voice whose model is missing fails alone: 503 for that voice, the rest of the server works.
@@ -13,12 +14,13 @@ struct VoiceAvailabilityServerTests {
         try Data(#"{"name":"ghost","language":"en-US","engine":"piper","piper":{"model":"en_US-ghost.onnx"}}"#.utf8)
             .write(to: voices.appendingPathComponent("ghost.json"))
         let server = try RunningServer(["--voices-dir", voices.path])
-        let ghost = try server.authorized(["-d", #"{"text": "Boo.", "voice": "ghost"}"#, "\(server.url)/api/speak"])
+        let client = WireClient(port: server.port, authorization: "Bearer \(server.token)")
+        let ghost = client.call("POST", "/api/speak", json: #"{"text": "Boo.", "voice": "ghost"}"#)
         #expect(ghost.status == 503, "\(ghost.text)")
         #expect(ghost.text.contains("not installed"), "\(ghost.text)")
-        let nadia = try server.authorized(["-d", #"{"text": "Sannu.", "voice": "nadia"}"#, "\(server.url)/api/speak"])
+        let nadia = client.call("POST", "/api/speak", json: #"{"text": "Sannu.", "voice": "nadia"}"#)
         #expect(nadia.status == 200)
-        let ready = try server.authorized(["\(server.url)/ready"])
+        let ready = client.call("GET", "/ready")
         #expect(ready.status == 200, "\(ready.text)")
         #expect(ready.text.contains("voice:ghost"), "the missing voice is reported: \(ready.text)")
         _ = server.stop()
@@ -46,12 +48,13 @@ struct VoiceAvailabilityServerTests {
         try Data(#"{"name":"bad","language":"en-US","engine":"piper","piper":{"model":"en_US-bad-medium.onnx"}}"#.utf8)
             .write(to: directory.appendingPathComponent("bad.json"))
         let server = try RunningServer(["--voices-dir", directory.path], environment: ["SPEAK_MODELS": models.path])
+        let client = WireClient(port: server.port, authorization: "Bearer \(server.token)")
         for _ in 0..<2 {
-            let bad = try server.authorized(["-d", #"{"text": "Hello.", "voice": "bad"}"#, "\(server.url)/api/speak"])
+            let bad = client.call("POST", "/api/speak", json: #"{"text": "Hello.", "voice": "bad"}"#)
             #expect(bad.status == 503, "\(bad.status): \(bad.text)")
             #expect(bad.text.contains("damaged"), "\(bad.text)")
         }
-        let nadia = try server.authorized(["-d", #"{"text": "Sannu.", "voice": "nadia"}"#, "\(server.url)/api/speak"])
+        let nadia = client.call("POST", "/api/speak", json: #"{"text": "Sannu.", "voice": "nadia"}"#)
         #expect(nadia.status == 200)
         let stopped = server.stop()
         #expect(stopped.signal == nil && stopped.status == 0, "the server died: \(stopped.stderr.suffix(300))")

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 /// The page `speak serve` answers at `/`, driven in headless Chromium by selenium
@@ -59,14 +60,15 @@ struct WebPageTests {
     @Test("GET / is the page: open without a token, HTML, nothing loaded from elsewhere")
     func page() throws {
         let server = try RunningServer()
-        let reply = try curl(["\(server.url)/"])
+        let client = WireClient(port: server.port)
+        let reply = client.call("GET", "/")
         #expect(reply.status == 200)
-        #expect(reply.headers["content-type"] == "text/html; charset=utf-8")
-        #expect(reply.headers["content-security-policy"]?.contains("default-src 'none'") == true)
+        #expect(reply.header("content-type") == "text/html; charset=utf-8")
+        #expect(reply.header("content-security-policy")?.contains("default-src 'none'") == true)
         #expect(reply.text.hasPrefix("<!doctype html>"))
         #expect(!reply.text.contains("://"), "the page names another site")
         // The page is open; what it calls is not.
-        #expect(try curl(["\(server.url)/voices"]).status == 401)
+        #expect(client.call("GET", "/voices").status == 401)
     }
 
     @Test("typed text is spoken by keyboard, streamed, and the audio element plays all of the reply")
