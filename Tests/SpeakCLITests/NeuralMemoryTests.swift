@@ -15,7 +15,7 @@ struct NeuralMemoryTests {
     @Test("after 1,500 digits without a break, the server holds at most 150 MB more than after a paragraph")
     func runOnTextIsGivenBack() throws {
         let server = try RunningServer(["--cache-bytes", "0"])
-        let client = WireClient(port: server.port, authorization: "Bearer \(server.token)")
+        let client = WireClient(port: server.port, token: server.token)
         func speak(_ text: String) throws {
             let body = #"{"model": "tts-1", "voice": "joe", "response_format": "wav", "input": "\#(text)"}"#
             let reply = client.call("POST", "/v1/audio/speech", json: body)

@@ -15,7 +15,7 @@ final class OpenAISpeechTests {
 
     init() throws {
         server = try RunningServer()
-        client = WireClient(port: server.port, authorization: "Bearer \(server.token)")
+        client = WireClient(port: server.port, token: server.token)
     }
 
     func python(_ body: String) throws -> Subprocess.Result {
@@ -290,7 +290,7 @@ struct SpeechCancellationTests {
         }
         #expect(Set(now.keys) != Set(before.keys), "the worker still runs: \(before) → \(now)")
         // And nothing synthesises any more: the server goes on answering, its workers idle.
-        let reply = WireClient(port: server.port, authorization: "Bearer \(server.token)").call("GET", "/ready")
+        let reply = WireClient(port: server.port, token: server.token).call("GET", "/ready")
         #expect(reply.status == 200)
     }
 }

@@ -1,39 +1,43 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
-/// `speak serve`, started for real on a free port and called with curl and the `openai` package.
+/// `speak serve`, started for real on a free port and called over HTTP (``WireClient``), with curl
+/// and with the `openai` package.
 @Suite("speak serve", .serialized)
 final class ServerTests {
     let server: RunningServer
+    let client: WireClient
 
-    init() throws { server = try RunningServer() }
+    init() throws {
+        server = try RunningServer()
+        client = WireClient(port: server.port, token: server.token)
+    }
 
     func duration(_ mp3: Data) throws -> Double { try PCMBuffer(audio: mp3).duration }
 
     @Test("SIGHUP reloads the tokens file")
     func reloadTokens() throws {
         let newToken = "another-token"
-        #expect(try curl(["-H", "Authorization: Bearer \(newToken)", "\(server.url)/voices"]).status == 401)
+        #expect(client.call("GET", "/voices", authorization: "Bearer \(newToken)").status == 401)
         let line = try Speak.run(["serve", "--hash-token", newToken, "--name", "second"]).stdout
         try Data((try String(contentsOf: server.tokensFile, encoding: .utf8) + line).utf8).write(to: server.tokensFile)
         server.process.send(SIGHUP)
         var status = 0
         for _ in 0..<100 where status != 200 {
             usleep(20_000)
-            status = try curl(["-H", "Authorization: Bearer \(newToken)", "\(server.url)/voices"]).status
+            status = client.call("GET", "/voices", authorization: "Bearer \(newToken)").status
         }
         #expect(status == 200)
     }
 
     @Test("POST /api/speak is the mobile client's contract: JSON in, audio/mpeg out")
     func apiSpeak() throws {
-        let reply = try server.authorized([
-            "-H", "Content-Type: application/json", "-d", #"{"text": "Na gode! Mun karɓi saƙonku.", "voice": "nadia"}"#,
-            "\(server.url)/api/speak",
-        ])
-        #expect(reply.status == 200, "\(reply.text)")
-        #expect(reply.headers["content-type"] == "audio/mpeg")
+        let reply = client.call(
+            "POST", "/api/speak", json: #"{"text": "Na gode! Mun karɓi saƙonku.", "voice": "nadia"}"#)
+        #expect(reply.status == 200 && !reply.cut, "\(reply.text)")
+        #expect(reply.header("content-type") == "audio/mpeg")
         let seconds = try duration(reply.body)
         #expect(seconds > 1.2 && seconds < 4, "\(seconds) s")
     }
@@ -65,20 +69,19 @@ final class ServerTests {
 
     @Test("HEAD answers wherever GET does, with the headers and no body; Allow names it")
     func head() throws {
-        #expect(try curl(["-I", "\(server.url)/health"]).status == 200)
-        let reply = try server.authorized(["-I", "\(server.url)/speak?text=Head%20first."])
-        #expect(reply.status == 200 && reply.headers["content-type"] == "audio/mpeg", "\(reply.headers)")
-        // curl -I writes the headers where the body would go: nothing else came.
-        #expect(Int(reply.headers["content-length"] ?? "") ?? 0 > 1000 && reply.body.count < 1000, "\(reply.text)")
-        let wrong = try server.authorized(["-X", "DELETE", "\(server.url)/speak"])
-        #expect(wrong.headers["allow"] == "POST, GET, HEAD", "\(wrong.headers)")
+        #expect(client.call("HEAD", "/health", authorization: nil).status == 200)
+        let reply = client.call("HEAD", "/speak", query: ["text": "Head first."])
+        #expect(reply.status == 200 && reply.header("content-type") == "audio/mpeg", "\(reply.headers)")
+        // The connection closed after the headers: no body came, whatever Content-Length says.
+        #expect(Int(reply.header("content-length") ?? "") ?? 0 > 1000 && reply.body.count < 1000, "\(reply.text)")
+        let wrong = client.call("DELETE", "/speak")
+        #expect(wrong.header("allow") == "POST, GET, HEAD", "\(wrong.headers)")
     }
 
     @Test("a body over the limit gets 413 without the server reading it whole")
     func bodyTooLarge() throws {
         let big = Data(repeating: 0x61, count: 8 << 20)
-        let reply = try server.authorized(
-            ["-H", "Content-Type: application/json", "--data-binary", "@-", "\(server.url)/speak"], input: big)
+        let reply = client.call("POST", "/speak", body: big, headers: ["content-type": "application/json"])
         #expect(reply.status == 413)
         #expect(reply.errorMessage?.contains("larger than") == true)
     }
@@ -132,9 +135,10 @@ struct ServerScenarioTests {
     @Test("the cache stays within its bound, evicting the least recently used replies")
     func cacheEviction() throws {
         let server = try RunningServer(["--cache-bytes", "20000"])
+        let client = WireClient(port: server.port, token: server.token)
         let texts = (1...12).map { "Reply number \($0) for the eviction test." }
         for text in texts {
-            let reply = try server.authorized(["-d", #"{"text": "\#(text)"}"#, "\(server.url)/speak"])
+            let reply = client.call("POST", "/speak", json: #"{"text": "\#(text)"}"#)
             #expect(reply.status == 200)
         }
         let files = try FileManager.default.contentsOfDirectory(
@@ -144,10 +148,10 @@ struct ServerScenarioTests {
         #expect(bytes - files.count * ReplyCache.headerBytes <= 20000)
         #expect(files.count >= 2 && files.count < texts.count)
         // The newest reply is still there; the oldest is not.
-        let newest = try server.authorized(["-d", #"{"text": "\#(texts.last!)"}"#, "\(server.url)/speak"])
-        #expect(newest.headers["x-speak-cache"] == "hit")
-        let oldest = try server.authorized(["-d", #"{"text": "\#(texts.first!)"}"#, "\(server.url)/speak"])
-        #expect(oldest.headers["x-speak-cache"] == "miss")
+        let newest = client.call("POST", "/speak", json: #"{"text": "\#(texts.last!)"}"#)
+        #expect(newest.header("x-speak-cache") == "hit")
+        let oldest = client.call("POST", "/speak", json: #"{"text": "\#(texts.first!)"}"#)
+        #expect(oldest.header("x-speak-cache") == "miss")
     }
 
     @Test("the cache survives a restart")
@@ -156,10 +160,14 @@ struct ServerScenarioTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let body = #"{"text": "Remember me after a restart."}"#
         let first = try RunningServer(directory: directory)
-        #expect(try first.authorized(["-d", body, "\(first.url)/speak"]).headers["x-speak-cache"] == "miss")
+        #expect(
+            WireClient(port: first.port, token: first.token).call("POST", "/speak", json: body).header("x-speak-cache")
+                == "miss")
         #expect(first.stop().status == 0)
         let second = try RunningServer(directory: directory)
-        #expect(try second.authorized(["-d", body, "\(second.url)/speak"]).headers["x-speak-cache"] == "hit")
+        #expect(
+            WireClient(port: second.port, token: second.token).call("POST", "/speak", json: body).header(
+                "x-speak-cache") == "hit")
     }
 
     @Test("a reply read from disk is read on the response threads, not libmicrohttpd's connection threads")
@@ -171,7 +179,8 @@ struct ServerScenarioTests {
         let text = String(repeating: "Every file of the nightly backup was copied and checked twice. ", count: 20)
         let body = #"{"model": "tts-1", "voice": "default", "response_format": "pcm", "input": "\#(text)"}"#
         let first = try RunningServer(["--threads", "1"], directory: directory)
-        #expect(try first.authorized(["-d", body, "\(first.url)/v1/audio/speech"]).headers["x-speak-cache"] == "miss")
+        let made = WireClient(port: first.port, token: first.token).call("POST", "/v1/audio/speech", json: body)
+        #expect(made.header("x-speak-cache") == "miss")
         #expect(first.stop().status == 0)
         let entries = try FileManager.default.contentsOfDirectory(atPath: first.cacheDirectory.path)
         let entry = try #require(entries.first { $0.hasSuffix(".reply") })
@@ -193,8 +202,8 @@ struct ServerScenarioTests {
             }
         }
         let before = try connectionThreadsRead()
-        let hit = try second.authorized(["-d", body, "\(second.url)/v1/audio/speech"])
-        #expect(hit.headers["x-speak-cache"] == "hit" && hit.body.count == size - 48)
+        let hit = WireClient(port: second.port, token: second.token).call("POST", "/v1/audio/speech", json: body)
+        #expect(hit.header("x-speak-cache") == "hit" && hit.body.count == size - 48)
         let read = try connectionThreadsRead() - before
         #expect(read < size / 2, "the connection threads read \(read) bytes of a \(size)-byte entry")
     }
@@ -247,7 +256,7 @@ struct ServerScenarioTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: server.cacheDirectory.path)
         #expect(names.allSatisfy { !$0.hasPrefix(".tmp-") }, "\(names)")
         // After shutdown nothing listens.
-        #expect((try? curl(["--max-time", "2", "\(server.url)/health"]))?.status != 200)
+        #expect(WireClient(port: server.port).call("GET", "/health").status != 200)
     }
 
     @Test("one speak serve is another's upstream; when it stops, a local voice answers and says so")
@@ -267,14 +276,14 @@ struct ServerScenarioTests {
         try Data(voice.utf8).write(to: voices.appendingPathComponent("relay.json"))
         let front = try RunningServer(["--voices-dir", voices.path])
 
-        let fetched = try front.authorized(["-d", #"{"text": "Na gode!", "voice": "relay"}"#, "\(front.url)/api/speak"])
+        let frontClient = WireClient(port: front.port, token: front.token)
+        let fetched = frontClient.call("POST", "/api/speak", json: #"{"text": "Na gode!", "voice": "relay"}"#)
         #expect(fetched.status == 200, "\(fetched.text)")
-        #expect(fetched.headers["x-speak-upstream"] == upstream.url)
-        #expect(fetched.headers["x-speak-fallback"] == nil)
+        #expect(fetched.header("x-speak-upstream") == upstream.url)
+        #expect(fetched.header("x-speak-fallback") == nil)
         // The same words from the upstream directly: the relay passed them through.
-        let direct = try upstream.authorized([
-            "-d", #"{"text": "Na gode!", "voice": "nadia"}"#, "\(upstream.url)/api/speak",
-        ])
+        let direct = WireClient(port: upstream.port, token: upstream.token).call(
+            "POST", "/api/speak", json: #"{"text": "Na gode!", "voice": "nadia"}"#)
         #expect(direct.body == fetched.body)
         // The command line speaks the relay voice from the upstream too (not with espeak-ng here),
         // so what `--cache` stores under the relay's key is the upstream's reply, byte for byte.
@@ -289,16 +298,14 @@ struct ServerScenarioTests {
         .filter { !$0.lastPathComponent.hasPrefix(".") }
         #expect(try stored.map { try ReplyCache.storedReply(at: $0) } == [direct.body])
         // The key went upstream only: it is in no response header or body of the front server.
-        #expect(!fetched.headers.values.contains { $0.contains(upstream.token) })
+        #expect(!fetched.headers.contains { $0.1.contains(upstream.token) })
 
         #expect(upstream.stop().status == 0)
-        let fallback = try front.authorized([
-            "-d", #"{"text": "Sannu da zuwa.", "voice": "relay"}"#, "\(front.url)/api/speak",
-        ])
+        let fallback = frontClient.call("POST", "/api/speak", json: #"{"text": "Sannu da zuwa.", "voice": "relay"}"#)
         #expect(fallback.status == 200)
-        #expect(fallback.headers["x-speak-fallback"] == "default")
+        #expect(fallback.header("x-speak-fallback") == "default")
         #expect(try PCMBuffer(audio: fallback.body).duration > 0.5)
-        let ready = try front.authorized(["\(front.url)/ready"])
+        let ready = frontClient.call("GET", "/ready")
         #expect(ready.status == 503)
         // Nor is the key in anything the front server logged.
         let log = front.stop()

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 /// `/api/transcribe` and `/v1/audio/transcriptions` on a real `speak serve`, called as the mobile
@@ -10,17 +11,20 @@ final class TranscriptionServerTests {
         "../../Samples"
     ).standardizedFileURL
     let server: RunningServer
+    let client: WireClient
 
-    init() throws { server = try RunningServer() }
+    init() throws {
+        server = try RunningServer()
+        client = WireClient(port: server.port, token: server.token)
+    }
 
+    /// `file` posted as a form's `file` part, as the mobile client posts a recording.
     func upload(
         _ path: String, _ fields: [String: String] = [:], file: URL, type: String = "audio/mp4",
         name: String = "note.m4a"
-    ) throws -> HTTPReply {
-        try server.authorized(
-            fields.flatMap { ["-F", "\($0.key)=\($0.value)"] } + [
-                "-F", "file=@\(file.path);type=\(type);filename=\(name)", "\(server.url)\(path)",
-            ])
+    ) throws -> ServiceAnswer {
+        let part = MultipartBody.File(filename: name, contentType: type, data: try Data(contentsOf: file))
+        return client.upload(path, MultipartBody(fields: fields.sorted { $0.key < $1.key }, files: [part]))
     }
 
     @Test("POST /api/transcribe takes the seed client's upload: language field, note.m4a as audio/mp4")
@@ -28,11 +32,11 @@ final class TranscriptionServerTests {
         let free = try upload(
             "/api/transcribe", ["language": "en"], file: Self.samples.appendingPathComponent("yes.m4a"))
         #expect(free.status == 200, "\(free.text)")
-        #expect(!(try #require(free.json?["text"] as? String)).isEmpty)
+        #expect(!(try #require(free.json?["text"]?.string)).isEmpty)
         let expected = try upload(
             "/api/transcribe", ["language": "en", "expect": "yes please do that|no|cancel"],
             file: Self.samples.appendingPathComponent("yes.m4a"))
-        #expect(expected.json?["text"] as? String == "yes please do that")
+        #expect(expected.json?["text"]?.string == "yes please do that")
     }
 
     @Test(
@@ -42,7 +46,7 @@ final class TranscriptionServerTests {
         let reply = try upload(
             "/api/transcribe", ["expect": "yes please do that|no"], file: Self.samples.appendingPathComponent(name),
             type: "application/octet-stream", name: name)
-        #expect(reply.json?["text"] as? String == "yes please do that", "\(name): \(reply.text)")
+        #expect(reply.json?["text"]?.string == "yes please do that", "\(name): \(reply.text)")
     }
 
     @Test("a file that is not audio gets 415, a damaged one 400, no file 400")
@@ -55,10 +59,10 @@ final class TranscriptionServerTests {
         try Data(contentsOf: Self.samples.appendingPathComponent("yes.m4a")).prefix(300).write(to: damaged)
         let cut = try upload("/api/transcribe", file: damaged)
         #expect(cut.status == 400, "\(cut.text)")
-        let noFile = try server.authorized(["-F", "language=en", "\(server.url)/api/transcribe"])
+        let noFile = client.upload("/api/transcribe", MultipartBody(fields: [("language", "en")]))
         #expect(noFile.status == 400)
         #expect(noFile.errorMessage?.contains("'file'") == true)
-        let json = try server.authorized(["-d", "{}", "\(server.url)/api/transcribe"])
+        let json = client.call("POST", "/api/transcribe", json: "{}")
         #expect(json.status == 400)
     }
 

@@ -14,7 +14,7 @@ struct VoiceAvailabilityServerTests {
         try Data(#"{"name":"ghost","language":"en-US","engine":"piper","piper":{"model":"en_US-ghost.onnx"}}"#.utf8)
             .write(to: voices.appendingPathComponent("ghost.json"))
         let server = try RunningServer(["--voices-dir", voices.path])
-        let client = WireClient(port: server.port, authorization: "Bearer \(server.token)")
+        let client = WireClient(port: server.port, token: server.token)
         let ghost = client.call("POST", "/api/speak", json: #"{"text": "Boo.", "voice": "ghost"}"#)
         #expect(ghost.status == 503, "\(ghost.text)")
         #expect(ghost.text.contains("not installed"), "\(ghost.text)")
@@ -48,7 +48,7 @@ struct VoiceAvailabilityServerTests {
         try Data(#"{"name":"bad","language":"en-US","engine":"piper","piper":{"model":"en_US-bad-medium.onnx"}}"#.utf8)
             .write(to: directory.appendingPathComponent("bad.json"))
         let server = try RunningServer(["--voices-dir", directory.path], environment: ["SPEAK_MODELS": models.path])
-        let client = WireClient(port: server.port, authorization: "Bearer \(server.token)")
+        let client = WireClient(port: server.port, token: server.token)
         for _ in 0..<2 {
             let bad = client.call("POST", "/api/speak", json: #"{"text": "Hello.", "voice": "bad"}"#)
             #expect(bad.status == 503, "\(bad.status): \(bad.text)")

@@ -27,6 +27,11 @@ public struct WireClient: ServiceClient, Sendable {
         self.init(.tcp(host: "127.0.0.1", port: port), authorization: authorization)
     }
 
+    /// `http://127.0.0.1:PORT`'s client, with `token` as its bearer token.
+    public init(port: Int, token: String) {
+        self.init(port: port, authorization: "Bearer \(token)")
+    }
+
     public func send(_ request: ServiceRequest) -> ServiceAnswer {
         let descriptor: Int32
         switch connect(from: request.address) {
