@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 /// The `speak` binary's manners: listings, files, and one clear line for every kind of bad input.
@@ -300,7 +301,7 @@ final class CommandLineTests {
         let server = try RunningServer(open: true)
         #expect(server.port > 0)
         #expect(server.process.stdoutSoFar.contains("listening on http://127.0.0.1:\(server.port)\n"))
-        #expect(try curl(["\(server.url)/health"]).status == 200)
+        #expect(WireClient(port: server.port).call("GET", "/health").status == 200)
     }
 
     /// Each refused before anything starts. (A port check that let 99999 through would start a

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 /// `speak -v joe …` hands its text to a running `speak serve` on the local socket (its model is
@@ -65,8 +66,8 @@ struct LocalHandoffTests {
         #expect(here > 1 && abs(viaServer - here) < here / 5, "\(viaServer) s against \(here) s")
 
         // The port still wants the token; the socket, only its owner can open, does not.
-        #expect(try curl(["\(server.url)/voices"]).status == 401)
-        #expect(try curl(["--unix-socket", socket, "http://localhost/voices"]).status == 200)
+        #expect(WireClient(port: server.port).call("GET", "/voices").status == 401)
+        #expect(WireClient(.unix(path: socket)).call("GET", "/voices").status == 200)
         _ = server.stop()
         #expect(!FileManager.default.fileExists(atPath: socket))
     }
@@ -135,7 +136,7 @@ struct LocalHandoffTests {
         let socket = directory.appendingPathComponent("run/serve.sock").path
         let first = try RunningServer(environment: ["SPEAK_SOCKET": socket])
         let second = try RunningServer(environment: ["SPEAK_SOCKET": socket])
-        #expect(try curl(["--unix-socket", socket, "http://localhost/health"]).status == 200)
+        #expect(WireClient(.unix(path: socket)).call("GET", "/health").status == 200)
         let stopped = second.stop()
         #expect(stopped.stderr.contains("no local socket: \(socket) is in use by another server"), "\(stopped.stderr)")
         #expect(FileManager.default.fileExists(atPath: socket), "the second server removed the first one's socket")

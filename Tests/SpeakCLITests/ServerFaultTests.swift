@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 /// The faults an adversarial run found in `speak serve` (issue 11), each against a real server.
@@ -75,7 +76,7 @@ final class ServerFaultTests {
     func connectionLimit() throws {
         let server = try RunningServer(["--config", try config(#"{"idleTimeoutSeconds": 3}"#).path])
         var idle = try (0..<1020).map { _ in try RawConnection(port: server.port) }
-        let health = try curl(["--max-time", "5", "\(server.url)/health"])
+        let health = WireClient(port: server.port).call("GET", "/health")
         #expect(health.status == 200)
         // The idle ones are closed after the idle timeout.
         #expect(idle.prefix(10).allSatisfy { $0.waitForClose(seconds: 10) }, "idle connections closed")
@@ -127,10 +128,11 @@ final class ServerFaultTests {
         try Data("not audio at all".utf8).write(to: garbage)
         let audio = TranscriptionServerTests.samples.appendingPathComponent("yes.m4a")
         for (file, answered) in [(audio, 200...200), (garbage, 400...499)] {
-            let reply = try curl([
-                "-H", "Authorization: Bearer \(server.token)", "-F", "model=whisper-1", "-F", "file=@\(file.path)",
-                "\(server.url)/v1/audio/transcriptions",
-            ])
+            let part = MultipartBody.File(
+                filename: file.lastPathComponent, contentType: "application/octet-stream",
+                data: try Data(contentsOf: file))
+            let reply = WireClient(port: server.port, token: server.token).upload(
+                "/v1/audio/transcriptions", MultipartBody(fields: [("model", "whisper-1")], files: [part]))
             #expect(answered.contains(reply.status), "\(file.lastPathComponent): \(reply.status) \(reply.text)")
             try poll("\(file.lastPathComponent)'s upload to be removed", seconds: 10) {
                 try FileManager.default.contentsOfDirectory(atPath: uploads.path).isEmpty
@@ -213,11 +215,10 @@ final class ServerFaultTests {
         let workers = Self.children(of: server.process.pid)
         #expect(workers.count == 2)
         for pid in workers { kill(pid, SIGKILL) }
+        let client = WireClient(port: server.port, token: server.token)
         for number in 1...4 {
-            let reply = try server.authorized([
-                "-d", #"{"text": "Reply \#(number) after the kill."}"#, "\(server.url)/speak",
-            ])
-            #expect(reply.status == 200)
+            let reply = client.call("POST", "/speak", json: #"{"text": "Reply \#(number) after the kill."}"#)
+            #expect(reply.status == 200 && !reply.cut)
             #expect(try PCMBuffer(audio: reply.body).duration > 0.5, "reply \(number): \(reply.body.count) bytes")
         }
         let zombies = Self.children(of: server.process.pid).filter { Self.state(of: $0) == "Z" }
@@ -247,9 +248,10 @@ final class ServerFaultTests {
     @Test("a corrupt cache entry is never served: it is deleted and the reply made again", arguments: [0, 1, 2])
     func corruptEntry(damage: Int) throws {
         let server = try RunningServer()
-        let url = "\(server.url)/speak?text=Check%20the%20cache%20entry&voice=default"
-        let first = try server.authorized([url])
-        #expect(first.headers["x-speak-cache"] == "miss")
+        let client = WireClient(port: server.port, token: server.token)
+        let query = ["text": "Check the cache entry", "voice": "default"]
+        let first = client.call("GET", "/speak", query: query)
+        #expect(first.header("x-speak-cache") == "miss")
         let entries = try FileManager.default.contentsOfDirectory(
             at: server.cacheDirectory, includingPropertiesForKeys: nil
         )
@@ -263,12 +265,12 @@ final class ServerFaultTests {
             default: Data((0..<stored.count).map { _ in UInt8.random(in: 0...255) })
             }
         try damaged.write(to: entry)
-        let second = try server.authorized([url])
+        let second = client.call("GET", "/speak", query: query)
         #expect(second.status == 200)
-        #expect(second.headers["x-speak-cache"] == "miss", "a damaged entry was served")
+        #expect(second.header("x-speak-cache") == "miss", "a damaged entry was served")
         #expect(try PCMBuffer(audio: second.body).duration > 1)
-        let third = try server.authorized([url])
-        #expect(third.headers["x-speak-cache"] == "hit")
+        let third = client.call("GET", "/speak", query: query)
+        #expect(third.header("x-speak-cache") == "hit")
         #expect(third.body == second.body)
     }
 
@@ -301,17 +303,18 @@ final class ServerFaultTests {
 
     /// Replies whole whatever the cache does, once its fault is logged, and /ready names it.
     static func expectWholeReplies(from server: RunningServer, reason: String) throws {
+        let client = WireClient(port: server.port, token: server.token)
         for number in 1...3 {
             let text = "Reply \(number). " + longText
             let body = String(decoding: try JSONSerialization.data(withJSONObject: ["text": text]), as: UTF8.self)
-            let reply = try server.authorized(["-d", body, "\(server.url)/speak"])
-            #expect(reply.status == 200)
+            let reply = client.call("POST", "/speak", json: body)
+            #expect(reply.status == 200 && !reply.cut)
             let seconds = try PCMBuffer(audio: reply.body).duration
             #expect(seconds > 60, "reply \(number) cut off at \(reply.body.count) bytes, \(seconds) s")
         }
-        let ready = try server.authorized(["\(server.url)/ready"])
+        let ready = client.call("GET", "/ready")
         #expect(ready.status == 503)
-        let cache = (ready.json?["checks"] as? [String: Any])?["cache"] as? String
+        let cache = ready.json?["checks"]?.object?["cache"]?.string
         #expect(cache?.contains(reason) == true, "\(ready.text)")
         let log = server.stop().stderr
         #expect(log.components(separatedBy: "reply cache not storing").count == 2, "logged once: \(log)")
@@ -343,15 +346,16 @@ final class ServerFaultTests {
             let server = try RunningServer(["--cache-dir", directory.path])
             let long = String(
                 decoding: try JSONSerialization.data(withJSONObject: ["text": Self.longText]), as: UTF8.self)
-            #expect(try server.authorized(["-d", long, "\(server.url)/speak"]).status == 200)
-            #expect(try server.authorized(["\(server.url)/ready"]).status == 503, "too big for the disk")
-            let short = try server.authorized(["\(server.url)/speak?text=Short."])
-            #expect(short.status == 200 && short.headers["x-speak-cache"] == "miss")
-            let ready = try server.authorized(["\(server.url)/ready"])
+            let client = WireClient(port: server.port, token: server.token)
+            #expect(client.call("POST", "/speak", json: long).status == 200)
+            #expect(client.call("GET", "/ready").status == 503, "too big for the disk")
+            let short = client.call("GET", "/speak", query: ["text": "Short."])
+            #expect(short.status == 200 && short.header("x-speak-cache") == "miss")
+            let ready = client.call("GET", "/ready")
             #expect(ready.status == 200, "stored again: \(ready.text)")
-            #expect(try server.authorized(["\(server.url)/speak?text=Short."]).headers["x-speak-cache"] == "hit")
-            #expect(try server.authorized(["-d", long, "\(server.url)/speak"]).status == 200)
-            #expect(try server.authorized(["\(server.url)/ready"]).status == 503)
+            #expect(client.call("GET", "/speak", query: ["text": "Short."]).header("x-speak-cache") == "hit")
+            #expect(client.call("POST", "/speak", json: long).status == 200)
+            #expect(client.call("GET", "/ready").status == 503)
             let log = server.stop().stderr
             #expect(log.components(separatedBy: "reply cache not storing").count == 3, "once per fault: \(log)")
         }
