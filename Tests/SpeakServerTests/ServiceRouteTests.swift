@@ -46,8 +46,10 @@ struct ServiceRouteTests {
         let get = harness.call("GET", "/health")
         let head = harness.call("HEAD", "/health")
         #expect(head.status == 200 && head.header("Content-Type") == get.header("Content-Type"))
+        #expect(head.body.isEmpty && !get.body.isEmpty)
         let speech = harness.call("HEAD", "/speak", query: ["text": "Head first.", "voice": "scripted"])
         #expect(speech.status == 200 && speech.header("Content-Type") == "audio/mpeg", "\(speech.text)")
+        #expect(speech.body.isEmpty && speech.header("ETag") != nil)
     }
 
     @Test(

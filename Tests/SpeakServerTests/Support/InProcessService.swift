@@ -101,7 +101,7 @@ final class InProcessService: ServiceClient {
 
     /// The request as libmicrohttpd would hand it over, answered as `HTTPServer` answers it: its
     /// head screened, its body taken by the route's policy (the size limit, uploads spooled and
-    /// parsed), then the route called.
+    /// parsed), then the route called; a HEAD's body dropped.
     func send(_ request: ServiceRequest) -> ServiceAnswer {
         var head = HTTPRequest(
             method: request.method, path: request.path, query: request.query, headers: request.headers)
@@ -111,7 +111,10 @@ final class InProcessService: ServiceClient {
         request.body?.withUnsafeBytes { exchange.receive($0) }
         if let failure = exchange.finishBody() { return ServiceAnswer(failure.response) }
         // The spooled upload lives as long as its exchange: until the answer is made.
-        return withExtendedLifetime(exchange) { ServiceAnswer(service.respond(to: exchange.request)) }
+        var answer = withExtendedLifetime(exchange) { ServiceAnswer(service.respond(to: exchange.request)) }
+        // The routes answer HEAD as GET; libmicrohttpd sends the headers alone.
+        if request.method == "HEAD" { answer.body = Data() }
+        return answer
     }
 }
 
