@@ -194,7 +194,7 @@ extension Reply {
             let info = try write { data.append($0) }
             return (data, info)
         case .samples(let play):
-            var encoder = PaddedEncoder(format: .wav, mp3: MP3Settings())
+            var encoder = PaddedEncoder(format: .wav, mp3: MP3Settings(), codecs: .builtIn)
             var data = Data()
             let info = try play(nil) { data.append(try encoder.encode($0)) }
             data.append(try encoder.finish())
