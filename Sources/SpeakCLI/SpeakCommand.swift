@@ -25,8 +25,8 @@ package struct SpeakCommand {
         // Words given as arguments will be played here: take the turn at the speaker and open the
         // device now, while the voices are read (text from a file or a pipe may take its time).
         // First, as it takes longest: ALSA reads its configuration, and its PulseAudio hook loads
-        // PulseAudio's client libraries. libespeak-ng is opened just before (0.3 ms): the dynamic
-        // loader loads for one thread at a time, and behind the hook's libraries it waited ~3 ms.
+        // PulseAudio's client libraries. libespeak-ng is opened just before, which is quick: the
+        // dynamic loader loads for one thread at a time, and behind the hook's libraries it waits.
         // Only with a core to run them on: when other programs keep all but one busy (a build on
         // one of two), the threads queue behind them, and one thread doing it all is sooner.
         let overlaps = synthesises && Self.hasSpareCore()

@@ -127,7 +127,7 @@ final class PiperModel: Sendable {
     }
 
     /// Pieces longer than this give back the arena memory they grew: run-on text (every piece near
-    /// the piece limit) would otherwise leave the process hundreds of MB larger for good.
+    /// the piece limit) would otherwise leave the process as large as its largest run for good.
     /// `SPEAK_PIPER_SHRINK_ABOVE` (0–10000 phoneme code points) sets another.
     static let shrinkAbove = EnvironmentSettings.current.piperShrinkAbove ?? 100
 

@@ -20,7 +20,7 @@ final class PiperSplitModel: Sendable {
         var onnxruntime: String
     }
 
-    /// Frames of context: with 10, joe's windows equal its whole decode to 5e-7; with 8, to 9e-5.
+    /// Frames of context: past the decoder's reach, so the windows joined equal the whole decode.
     static let context = 10
     /// 32 frames are ~0.37 s of audio, which covers decoding the next window on a machine at rest.
     static let firstWindow = 32

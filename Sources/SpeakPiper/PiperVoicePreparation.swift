@@ -18,8 +18,8 @@ public enum PiperVoicePreparation {
 
     /// `NAME.optimized-onnxruntime-VERSION.onnx` beside `NAME.onnx`: the model as ONNX Runtime
     /// `version` optimises it (graph optimisation level "extended", which is not tied to the
-    /// processor), saved by `Scripts/install-piper`. Loading it skips that optimisation, about two
-    /// thirds of the session's set-up; only the ONNX Runtime that made it may load it so.
+    /// processor), saved by `Scripts/install-piper`. Loading it skips that optimisation, most of
+    /// the session's set-up; only the ONNX Runtime that made it may load it so.
     public static func optimizedFile(for model: URL, onnxRuntime version: String) -> URL {
         model.deletingPathExtension().appendingPathExtension("optimized-onnxruntime-\(version).onnx")
     }

@@ -6,12 +6,12 @@ struct SessionSettings: Equatable, Sendable {
     /// Intra-op threads of the one thread pool every session shares, the calling thread included.
     var threads: Int
     /// Whether ONNX Runtime's idle intra-op threads spin (busy-wait) for work between operators,
-    /// its default and piper-tts'. Spinning is ~8 % faster on an idle machine; on one whose cores
-    /// are busy (other programs) a spinning thread holds a core that the thread it waits for
-    /// needs: a paragraph then took 1.63 s spinning against 1.31 s sleeping (load 3, 2 cores).
+    /// its default and piper-tts'. Spinning is a little faster on an idle machine; on one whose
+    /// cores are busy (other programs) a spinning thread holds a core that the thread it waits for
+    /// needs, and sleeping threads finish sooner.
     var spinning: Bool
     /// Whether sessions keep ONNX Runtime's CPU arena, which grows to the largest run and keeps it.
-    /// Without it every run allocates its buffers afresh: replies took twice as long.
+    /// Without it every run allocates its buffers afresh, which slows every reply.
     var arena: Bool = true
 
     /// The settings for this machine: as many threads as cores (at most 4), spinning, with the arena;

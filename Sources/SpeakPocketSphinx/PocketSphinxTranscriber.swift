@@ -29,7 +29,7 @@ public struct PocketSphinxModel: Sendable, Equatable {
 
 /// Local speech recognition with pocketsphinx (the 5prealpha API Debian 12 ships), linked in process.
 ///
-/// Loading the model is the expensive part (about 0.4 s), so each instance loads it once and
+/// Loading the model is the expensive part, so each instance loads it once and
 /// keeps one decoder, used by one call at a time. A server that transcribes in parallel keeps a pool
 /// of instances. Free dictation uses the model's language model; ``TranscriptionOptions/expectedPhrases``
 /// switch that call to a JSGF grammar of exactly those phrases, which synthetic and noisy speech

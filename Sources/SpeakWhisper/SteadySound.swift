@@ -4,10 +4,10 @@ import SpeakKit
 ///
 /// Whisper always writes something, and on steady noise it writes what it has heard most in
 /// training ("you", "Thank you.", a sentence over and over) with full confidence (its
-/// no-speech probability stayed under 1e-5 on 30 s of hiss), so such windows are not decoded at
+/// no-speech probability stays near zero), so such windows are not decoded at
 /// all. The measure is relative: 50 ms frames are compared with the recording's quiet level (its
 /// 10th percentile), so a quiet recording is judged as a loud one. Steady noise varies by under
-/// 1 dB from frame to frame (hiss: 0.2 dB); a frame of speech at least as loud as the noise (+1 dB)
+/// 1 dB from frame to frame; a frame of speech at least as loud as the noise (+1 dB)
 /// lifts the sum by the 3.5 dB needed, and stressed syllables are far louder than that.
 struct SteadySound: Sendable {
     /// Frames of 50 ms, as the recorder measures levels.

@@ -57,8 +57,8 @@ final class WhisperContext: Sendable {
         _ = WhisperLog.takeLastError()
         var parameters = whisper_context_default_params()
         parameters.use_gpu = false
-        // whisper.cpp 1.8.5 turns flash attention on by default; off, as measured: on 60 clips it
-        // raised base's WER from 9.5 % to 10.8 % (faster-whisper 9.4 %) and gained no time on 2 cores.
+        // whisper.cpp 1.8.5 turns flash attention on by default; off here: on the CPU it makes the
+        // models hear worse and saves no time (Benchmarks/README.md, the transcription benchmark).
         parameters.flash_attn = false
         let start = DispatchTime.now()
         guard let pointer = whisper_init_from_file_with_params(model.path, parameters) else {

@@ -58,7 +58,7 @@ extension WhisperTranscriber {
             spectrogram(environment: EnvironmentSettings(environment: environment))
         }
 
-        /// Greedy: on the benchmark set beam 5 heard no better and took 1.3× as long (Benchmarks/README.md).
+        /// Greedy: on the benchmark set beam search heard no better and took longer (Benchmarks/README.md).
         public static let defaultBeamSize = 1
 
         private static let warned = Locked(Set<String>())

@@ -1,5 +1,5 @@
 // The parts of espeak-ng's API that speak uses, reached through dlopen. libespeak-ng needs ~35
-// libraries (pcaudio's PulseAudio and X11 clients, sndfile, FLAC, opus…) that take 3-8 ms to
+// libraries (pcaudio's PulseAudio and X11 clients, sndfile, FLAC, opus…) that take a while to
 // map; linked, every `speak` would wait for them before main. Opened on first use, `speak
 // --version` never maps them and `speak TEXT` maps them on another thread while it reads its
 // voices. The pointers' types come from espeak-ng's own header (libespeak-ng-dev), so every

@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Glibc
 
-/// Runs `body` on a new detached POSIX thread. Foundation's `Thread.detachNewThread` costs about
-/// a millisecond on first use (its class machinery), which a command that starts in 15 ms feels.
+/// Runs `body` on a new detached POSIX thread. Foundation's `Thread.detachNewThread` sets up its
+/// class machinery on first use, which a command that must start as fast as espeak-ng feels.
 /// The thread is started, never joined.
 public func startDetachedThread(_ body: @escaping @Sendable () -> Void) {
     let box = Unmanaged.passRetained(Box(body)).toOpaque()

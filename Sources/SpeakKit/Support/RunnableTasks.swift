@@ -3,8 +3,8 @@ import Glibc
 /// The tasks the kernel has runnable at this moment: how many cores other work occupies, for
 /// callers that size their threads by it (`speak TEXT`'s start-up, whisper's decoding threads).
 package enum RunnableTasks {
-    /// Runnable tasks besides the caller, from /proc/loadavg (15 µs to read: `speak TEXT` asks
-    /// at start-up); `nil` where it cannot be read.
+    /// Runnable tasks besides the caller, from /proc/loadavg (one small read, cheap enough for
+    /// `speak TEXT` to ask at start-up); `nil` where it cannot be read.
     package static func othersRunning() -> Int? {
         guard let line = try? FileSystem.contents(of: "/proc/loadavg", maximumBytes: 256) else { return nil }
         return othersRunning(loadAverage: line)

@@ -71,7 +71,7 @@ package enum SystemCall {
 }
 
 /// One environment variable, `nil` when unset. `ProcessInfo.processInfo.environment` copies every
-/// variable into a dictionary on each call, which a command that starts in 15 ms does not need.
+/// variable into a dictionary on each call, which a command that must start fast does not need.
 public func environmentValue(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }
 }

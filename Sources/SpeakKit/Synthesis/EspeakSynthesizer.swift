@@ -40,14 +40,14 @@ public final class EspeakSynthesizer: Synthesizer, Sendable {
         return api
     }
 
-    /// Opens libespeak-ng (0.3 ms) without loading its data. `speak TEXT` calls it just before
+    /// Opens libespeak-ng without loading its data. `speak TEXT` calls it just before
     /// the device opens: the two load libraries, and the dynamic loader lets one do so at a time.
     public static func openLibrary() { _ = try? library.get() }
 
     /// The process-wide synthesizer, initialised on first use.
     public static func shared() throws(EspeakError) -> EspeakSynthesizer { try instance.get() }
 
-    /// Starts opening libespeak-ng and loading its data (5-10 ms) on another thread, so it
+    /// Starts opening libespeak-ng and loading its data (most of its start) on another thread, so it
     /// overlaps the caller's own start-up (reading voices); the first `shared()` waits for it.
     public static func prepareInBackground() {
         startDetachedThread { _ = try? shared() }
@@ -148,15 +148,15 @@ public final class EspeakSynthesizer: Synthesizer, Sendable {
 
     /// Makes `name` (`gmw/en-US`, `sw+f3`) espeak-ng's current voice. Call it holding `lock`.
     ///
-    /// `espeak_SetVoiceByName` reads all ~360 voice files of espeak-ng-data to find a name (2-3 ms,
-    /// a fifth of `speak TEXT`'s start) unless the name, lowercased, is a file's path under
+    /// `espeak_SetVoiceByName` reads all ~360 voice files of espeak-ng-data to find a name (a
+    /// large part of `speak TEXT`'s start) unless the name, lowercased, is a file's path under
     /// `voices/` or `lang/`, which `gmw/en-US` never is. So a name that is a voice file's
     /// identifier is opened here, in its own case, and handed to `espeak_SetVoiceByFile` as
     /// `/proc/self/fd/N` (which lowercases its path too); any other name takes the search.
     @discardableResult
     func selectVoice(_ name: String) throws(EspeakError) -> VoiceSelection {
-        // String operations only: the first use of Substring's generic conformances costs
-        // `speak TEXT` a quarter of a millisecond.
+        // String operations only: the first use of Substring's generic conformances would be felt
+        // in `speak TEXT`'s start.
         let plus = name.firstIndex(of: "+")
         let identifier = plus.map { String(name[..<$0]) } ?? name
         let variant = plus.map { String(name[$0...]) } ?? ""

@@ -14,7 +14,7 @@ public struct EspeakVoiceSettings: Codable, Sendable, Equatable {
     }
 
     /// `voice`'s settings, read from its JSON directly: through Codable (a round trip via
-    /// JSONEncoder and JSONDecoder) this was a tenth of the work `speak TEXT` does before speaking.
+    /// JSONEncoder and JSONDecoder) this was a large part of the work `speak TEXT` does before speaking.
     init(of voice: Voice) throws(VoiceError) {
         func invalid(_ reason: String) -> VoiceError { .invalidSettings(voice.name, voice.engine, reason) }
         guard case .object(let fields) = voice.settings else { throw invalid("the settings must be an object") }

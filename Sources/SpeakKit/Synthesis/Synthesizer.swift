@@ -84,8 +84,8 @@ extension Synthesizer {
 /// (loading espeak-ng's data or a neural model is not free) and then shared.
 ///
 /// Pairs in order, not dictionaries: a process carries three engines at most, and a dictionary
-/// made first thing costs `speak TEXT` a quarter of a millisecond (its generic metadata and the
-/// runtime's first conformance search), before it can start opening the speaker.
+/// made first thing costs `speak TEXT` its generic metadata and the runtime's first conformance
+/// search, before it can start opening the speaker.
 public final class SynthesizerRegistry: Sendable {
     private let makers: KeyValuePairs<String, @Sendable () throws -> any Synthesizer>
     private let made = Locked<[(engine: String, synthesizer: any Synthesizer)]>([])

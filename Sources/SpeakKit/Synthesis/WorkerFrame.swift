@@ -71,8 +71,8 @@ package enum WorkerFrame: UInt8 {
     /// One reply's frames, from PCM as it is made: `start` once, the samples gathered into frames
     /// of ``frameBytes``, then `end`; or `error`.
     package struct ReplyWriter {
-        /// Fewer writes and wake-ups than a frame per chunk; at espeak-ng's ~300x real time a frame
-        /// (0.4 s of speech at 22 kHz) waits only about a millisecond.
+        /// Fewer writes and wake-ups than a frame per chunk; espeak-ng speaks far faster than real
+        /// time, so a frame (0.4 s of speech at 22 kHz) fills almost at once.
         static let frameBytes = 16384
 
         private let frames: any FrameSink

@@ -19,8 +19,8 @@ public struct VoiceCatalog: Sendable {
         if !voices.contains(where: { $0.name.lowercased() == Self.defaultVoiceName }) {
             voices.append(Self.builtInDefault)
         }
-        // Not a localized comparison: that loads ICU's collation tables, milliseconds of every
-        // `speak`'s start for a list of mostly ASCII names.
+        // Not a localized comparison: that loads ICU's collation tables, which every `speak`'s
+        // start would pay for a list of mostly ASCII names.
         self.voices = voices.sorted { ($0.name.lowercased(), $0.name) < ($1.name.lowercased(), $1.name) }
         byLowercasedName = Dictionary(self.voices.map { ($0.name.lowercased(), $0) }) { first, _ in first }
     }
@@ -28,7 +28,7 @@ public struct VoiceCatalog: Sendable {
     /// Loads every `*.json` voice in `directories`, later directories overriding earlier ones.
     public init(directories: [URL]) throws(VoiceError) {
         var byName: [String: Voice] = [:]
-        // read(2) and readdir(3), not FileManager: its first use costs `speak TEXT` half a millisecond.
+        // read(2) and readdir(3), not FileManager: its first use is felt in `speak TEXT`'s start.
         for directory in directories.map(\.path) {
             guard let names = FileSystem.names(in: directory) else { throw .unreadableDirectory(directory) }
             for name in names.sorted() where name.hasSuffix(".json") {
@@ -49,8 +49,8 @@ public struct VoiceCatalog: Sendable {
     /// `PREFIX/libexec/speak/speak-full`, `Voices/` beside the executable, or the package's `Voices/`
     /// for an executable anywhere under a build tree's `.build/`.
     public static func shippedDirectory(executable: URL? = nil) -> URL? {
-        // Paths as strings: URL's symlink and standardising machinery costs `speak TEXT` a third
-        // of a millisecond.
+        // Paths as strings: URL's symlink and standardising machinery is felt in `speak TEXT`'s
+        // start.
         let program = executable.map(\.path) ?? FileSystem.realPath("/proc/self/exe") ?? ""
         let bin = FileSystem.normalized(FileSystem.parent(of: program))
         let name = { (path: String) in String(path.split(separator: "/").last ?? "") }
