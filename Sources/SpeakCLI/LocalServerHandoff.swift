@@ -19,6 +19,7 @@ package struct LocalServerHandoff: Synthesizer {
     }
 
     package var features: SynthesisFeatures { local.features }
+    package func kind(of voice: Voice) -> String { local.kind(of: voice) }
 
     package func synthesize(
         _ text: String, options: SpeechOptions, onProgress: ((Double) -> Void)?,

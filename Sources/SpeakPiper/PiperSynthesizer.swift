@@ -59,6 +59,7 @@ public final class PiperSynthesizer: Synthesizer {
 
     /// `.natural`: OpenAI's voice names and a Wyoming request by language get a Piper voice.
     public var features: SynthesisFeatures { [.rate, .volume, .streaming, .natural] }
+    public func kind(of voice: Voice) -> String { "neural" }
 
     /// Whether a reply's first sentence is decoded in windows when the model is split.
     let streamsFirstSentence: Bool

@@ -86,7 +86,8 @@ public struct WyomingService: Sendable {
             ]
             let names = speakers.names(voice)
             extra["speakers"] = names.isEmpty ? .null : .array(names.map { .object(["name": .string($0)]) })
-            return artifact(voice.name, Self.pickerName(voice), extra)
+            let kind = (try? engine.synthesizer(for: voice))?.kind(of: voice) ?? voice.engine
+            return artifact(voice.name, Self.pickerName(voice, kind: kind), extra)
         }
         let tts = artifact(
             Self.programName, "speak: espeak-ng and neural (Piper) voices",
@@ -113,14 +114,9 @@ public struct WyomingService: Sendable {
     }
 
     /// What Home Assistant's voice picker shows for `voice` (its `description`): the name and the
-    /// kind of voice, short, as wyoming-piper's "kareem (low)". The language is the picker's own.
-    static func pickerName(_ voice: Voice) -> String {
-        let kind =
-            switch voice.engine {
-            case "piper": "neural"
-            case "espeak": "espeak-ng"
-            default: voice.engine
-            }
+    /// kind of voice its engine says it is (``Synthesizer/kind(of:)``), short, as wyoming-piper's
+    /// "kareem (low)". The language is the picker's own.
+    static func pickerName(_ voice: Voice, kind: String) -> String {
         // A plain lowercase name reads as a name; one such as en_US-lessac-medium stays as it is.
         let name =
             voice.name.allSatisfy({ $0.isLetter && $0.isLowercase })

@@ -21,6 +21,7 @@ public final class EspeakSynthesizer: Synthesizer, Sendable {
     private let dataPath: String
 
     public var features: SynthesisFeatures { [.ssml, .rate, .pitch, .volume, .streaming] }
+    public func kind(of voice: Voice) -> String { "espeak-ng" }
 
     public func sampleRate(of voice: Voice) -> Int? { sampleRate }
 
@@ -52,6 +53,10 @@ public final class EspeakSynthesizer: Synthesizer, Sendable {
     public static func prepareInBackground() {
         startDetachedThread { _ = try? shared() }
     }
+
+    /// The start-up work of espeak-ng's own voices, for a command whose usual voice they speak.
+    public static let warmUp = SynthesisWarmUp(
+        sampleRate: usualSampleRate, openLibrary: openLibrary, prepareInBackground: prepareInBackground)
 
     private init() throws(EspeakError) {
         let api = try Self.library.get()

@@ -68,6 +68,10 @@ public protocol Synthesizer: Sendable {
     /// What the engine would say for `text`, as phonemes: IPA, or with `ipa` false the engine's own
     /// notation (espeak-ng's `-x` mnemonics). `nil` from an engine that does not show its phonemes.
     func phonemes(of text: String, options: SpeechOptions, ipa: Bool) throws -> String?
+
+    /// The kind of voice `voice` is, in a word a voice picker shows beside its name (`espeak-ng`,
+    /// `neural`): Wyoming's `info` says "Joe (neural)". The voice file's engine name by default.
+    func kind(of voice: Voice) -> String
 }
 
 extension Synthesizer {
@@ -78,6 +82,29 @@ extension Synthesizer {
     public func speakers(of voice: Voice) -> [String] { [] }
     public func voice(_ voice: Voice, speakingAs speaker: String) -> Voice? { nil }
     public func phonemes(of text: String, options: SpeechOptions, ipa: Bool) throws -> String? { nil }
+    public func kind(of voice: Voice) -> String { voice.engine }
+}
+
+/// What the engine of the usual voice (the default) can start before a command knows its voice,
+/// so that `speak TEXT` speaks sooner: open its library, name the rate its audio comes at (the
+/// device opens meanwhile) and load the rest on another thread. Composed with the engines
+/// (``SynthesizerRegistry/warmUp``), so the command names none.
+public struct SynthesisWarmUp: Sendable {
+    /// The sample rate the usual voice's audio comes at.
+    public var sampleRate: Int
+    /// Opens the engine's library without loading its data.
+    public var openLibrary: @Sendable () -> Void
+    /// Starts loading what the engine needs on another thread; its first use waits for it.
+    public var prepareInBackground: @Sendable () -> Void
+
+    public init(
+        sampleRate: Int, openLibrary: @escaping @Sendable () -> Void,
+        prepareInBackground: @escaping @Sendable () -> Void
+    ) {
+        self.sampleRate = sampleRate
+        self.openLibrary = openLibrary
+        self.prepareInBackground = prepareInBackground
+    }
 }
 
 /// The engines one process carries, by the names voice files use. Each is made on first use
@@ -89,9 +116,14 @@ extension Synthesizer {
 public final class SynthesizerRegistry: Sendable {
     private let makers: KeyValuePairs<String, @Sendable () throws -> any Synthesizer>
     private let made = Locked<[(engine: String, synthesizer: any Synthesizer)]>([])
+    /// What the usual voice's engine starts before the voice is known; `nil` when nothing.
+    public let warmUp: SynthesisWarmUp?
 
-    public init(_ makers: KeyValuePairs<String, @Sendable () throws -> any Synthesizer>) {
+    public init(
+        _ makers: KeyValuePairs<String, @Sendable () throws -> any Synthesizer>, warmUp: SynthesisWarmUp? = nil
+    ) {
         self.makers = makers
+        self.warmUp = warmUp
     }
 
     /// Engines whose names this registry knows.

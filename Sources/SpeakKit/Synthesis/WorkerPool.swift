@@ -82,6 +82,7 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
 
     /// The workers run espeak-ng.
     public var features: SynthesisFeatures { [.ssml, .rate, .pitch, .volume, .streaming] }
+    public func kind(of voice: Voice) -> String { "espeak-ng" }
 
     public func synthesize(
         _ text: String, options: SpeechOptions, onProgress: ((Double) -> Void)?, onChunk: (PCMChunk) throws -> Void
