@@ -25,18 +25,21 @@ package struct SpeakCommand {
         // Words given as arguments will be played here: take the turn at the speaker and open the
         // device now, while the voices are read (text from a file or a pipe may take its time).
         // First, as it takes longest: ALSA reads its configuration, and its PulseAudio hook loads
-        // PulseAudio's client libraries. libespeak-ng is opened just before, which is quick: the
-        // dynamic loader loads for one thread at a time, and behind the hook's libraries it waits.
-        // Only with a core to run them on: when other programs keep all but one busy (a build on
-        // one of two), the threads queue behind them, and one thread doing it all is sooner.
-        let overlaps = synthesises && Self.hasSpareCore()
+        // PulseAudio's client libraries. The usual voice's engine opens its library just before,
+        // which is quick: the dynamic loader loads for one thread at a time, and behind the hook's
+        // libraries it waits. Only with a core to run them on: when other programs keep all but one
+        // busy (a build on one of two), the threads queue behind them, and one thread doing it all
+        // is sooner.
+        let warmUp = synthesises && Self.hasSpareCore() ? tool.synthesizers.warmUp : nil
         let opensAhead =
-            overlaps && !options.words.isEmpty && options.inputFile == nil && options.output == nil
-            && options.remote == nil && options.phonemes == nil
-        if opensAhead { EspeakSynthesizer.openLibrary() }
-        let player =
-            opensAhead ? try self.player.openingAhead(sampleRate: EspeakSynthesizer.usualSampleRate) : self.player
-        if overlaps { EspeakSynthesizer.prepareInBackground() }
+            !options.words.isEmpty && options.inputFile == nil && options.output == nil && options.remote == nil
+            && options.phonemes == nil
+        var player = self.player
+        if opensAhead, let warmUp {
+            warmUp.openLibrary()
+            player = try player.openingAhead(sampleRate: warmUp.sampleRate)
+        }
+        warmUp?.prepareInBackground()
         let catalog = try VoiceCatalog.standard(adding: options.voicesDirectory)
         if options.voiceName == "?" { return print(voiceListing(catalog)) }
         if options.device == "?" { return print(deviceListing()) }

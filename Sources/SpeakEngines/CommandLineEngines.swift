@@ -13,10 +13,12 @@ public enum CommandLineEngines {
         let espeak: @Sendable () throws -> any Synthesizer = { try EspeakSynthesizer.shared() }
         let piper: @Sendable () -> any Synthesizer = { LocalServerHandoff(local: PiperSynthesizer()) }
         guard let remote else {
-            return SynthesizerRegistry([EspeakSynthesizer.engineName: espeak, PiperSynthesizer.engineName: piper])
+            return SynthesizerRegistry(
+                [EspeakSynthesizer.engineName: espeak, PiperSynthesizer.engineName: piper],
+                warmUp: EspeakSynthesizer.warmUp)
         }
-        return SynthesizerRegistry([
-            EspeakSynthesizer.engineName: espeak, remote.name: remote.make, PiperSynthesizer.engineName: piper,
-        ])
+        return SynthesizerRegistry(
+            [EspeakSynthesizer.engineName: espeak, remote.name: remote.make, PiperSynthesizer.engineName: piper],
+            warmUp: EspeakSynthesizer.warmUp)
     }
 }
