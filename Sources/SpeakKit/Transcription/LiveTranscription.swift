@@ -166,14 +166,15 @@ public final class LiveTranscription {
             let stopped = clock + frame.count - turn!.quiet
             // The quiet is not speech: the recogniser does not hear it, beyond a padding's worth.
             let padding = Int(settings.padding * Double(TranscriptionEngine.sampleRate))
-            turn!.window.removeLast(max(0, turn!.quiet - padding))
-            return try endTurn(stoppedAt: stopped, clockAfter: clock + frame.count)
+            // (A window restarted after a final word whose time fell in the quiet holds less.)
+            turn!.window.removeLast(min(turn!.window.count, max(0, turn!.quiet - padding)))
+            return try endTurn(stoppedAt: stopped)
         }
         return try decodeIfDue()
     }
 
     /// The turn ended at `stoppedAt`: one last decode of its window, whose words are all final.
-    private func endTurn(stoppedAt stopped: Int, clockAfter: Int? = nil) throws -> [Event] {
+    private func endTurn(stoppedAt stopped: Int) throws -> [Event] {
         var events: [Event] = detector == nil ? [] : [.speechStopped(at: Self.seconds(stopped))]
         var current = turn!
         turn = nil
