@@ -72,8 +72,10 @@ struct StreamingTests {
     @Test("from its second window on, a streamed sentence is as loud as Piper makes it: scaled by its own peak")
     func secondWindowOnIsPipersLevel() throws {
         let (model, split) = try Self.split()
+        // No noise in the latent (noise scales 0): Piper's noise moves the loudest sample from run
+        // to run, sometimes past the second window, which this test's premise needs it within.
         let latent = try split.latent(
-            ids: try Self.ids(Self.sentence, model: model), scales: [0.667, 1, 0.8], speaker: nil)
+            ids: try Self.ids(Self.sentence, model: model), scales: [0, 1, 0], speaker: nil)
         let windows = try PiperSplitModel.windows(frames: latent.frames).map {
             try split.decode(latent, window: $0, speaker: nil)
         }
