@@ -60,7 +60,7 @@ let package = Package(
         // The web page is a plain HTML file, compiled in as bytes (PackageResources.index_html): an installed
         // binary needs no data directory.
         .target(
-            name: "SpeakServer", dependencies: ["SpeakKit", "SpeakMedia", "SpeakUpstream", "CMicroHTTPD"],
+            name: "SpeakServer", dependencies: ["SpeakKit", "SpeakUpstream", "CMicroHTTPD"],
             resources: [.embedInCode("Web/index.html")]),
         // Home Assistant's Wyoming protocol over TCP, on the same engine; plain sockets and threads.
         .target(name: "SpeakWyoming", dependencies: ["SpeakKit"]),
@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(
             name: "SpeakKitTests",
             dependencies: ["SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakTestSupport"]),
-        .testTarget(name: "SpeakWhisperTests", dependencies: ["SpeakWhisper", "SpeakKit"]),
+        .testTarget(name: "SpeakWhisperTests", dependencies: ["SpeakWhisper", "SpeakKit", "SpeakTestSupport"]),
         .testTarget(
             name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx", "COnnxRuntime"]),
         .testTarget(

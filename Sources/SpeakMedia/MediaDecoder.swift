@@ -63,10 +63,6 @@ public struct MediaDecoder: AudioFileDecoder {
         }
     }
 
-    /// The longest audio decoded for transcription unless the caller says otherwise: two hours.
-    /// `speak serve` answers 413 past it (`maximumAudioSeconds`), `speak transcribe` exits 65.
-    public static let defaultMaximumSeconds = 7200
-
     /// `seconds` at `sampleRate` as a sample count; no limit is `Int.max`.
     static func maximumSamples(_ seconds: Int?, sampleRate: Int) -> Int {
         precondition(sampleRate > 0, "sample rate must be positive")

@@ -1,6 +1,5 @@
 import Foundation
 import SpeakKit
-import SpeakMedia
 import SpeakUpstream
 
 /// `speak serve`'s settings: a JSON file (`--config`), then flags on top.
@@ -21,7 +20,7 @@ public struct ServerConfiguration: Codable, Sendable {
     public var maximumBodyBytes = 64 << 10
     /// The longest upload transcribed, in seconds. Two hours is 25 MB of 28 kbps speech; a 25 MB
     /// file of near-silent Opus would decode to tens of hours and gigabytes of samples.
-    public var maximumAudioSeconds = MediaDecoder.defaultMaximumSeconds
+    public var maximumAudioSeconds = TranscriptionEngine.defaultMaximumSeconds
     /// The ALSA device `POST /play` speaks on.
     public var device = "default"
     public var voicesDirectory: String?

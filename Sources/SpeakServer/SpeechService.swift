@@ -1,6 +1,5 @@
 import Foundation
 import SpeakKit
-import SpeakMedia
 
 /// The HTTP face of the ``SpeechEngine`` behind `speak serve`: routes, auth and limits, and the
 /// mapping of requests and errors. Cached replies are answered on the server's threads; new ones

@@ -17,7 +17,7 @@ enum AskCommand {
         var device = Player.defaultDevice
         var upstream: TranscriptionUpstream?
         var local = Engines.LocalTranscriber()
-        var maximumSeconds = MediaDecoder.defaultMaximumSeconds
+        var maximumSeconds = TranscriptionEngine.defaultMaximumSeconds
         var recording = Recorder.Options(maxDuration: 15, untilSilence: EndPointer.Settings())
     }
 

@@ -105,7 +105,7 @@ enum TranscribeCommand {
         var keep = false
         var progress = false
         var output: String?
-        var maximumSeconds = MediaDecoder.defaultMaximumSeconds
+        var maximumSeconds = TranscriptionEngine.defaultMaximumSeconds
         var upstream: TranscriptionUpstream?
         var local = Engines.LocalTranscriber()
 

@@ -87,7 +87,7 @@ enum TranscriptionFlags {
         .value(
             "--max-duration", value: "SECONDS",
             help: """
-                refuse audio that runs past SECONDS (default \(MediaDecoder.defaultMaximumSeconds)) with exit 65,
+                refuse audio that runs past SECONDS (default \(TranscriptionEngine.defaultMaximumSeconds)) with exit 65,
                 before any of it is transcribed
                 """
         ) {

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 /// Live transcription on audio whose words the test knows: each word is a tone burst whose loudness
@@ -41,22 +42,6 @@ struct LiveTranscriptionTests {
         return (samples, words)
     }
 
-    /// Feeds `samples` in 0.1 s chunks of 16-bit PCM; every event with the audio time it came at.
-    static func feed(_ samples: [Int16], to live: LiveTranscription) throws -> [(
-        time: Double, event: LiveTranscription.Event
-    )] {
-        var events: [(Double, LiveTranscription.Event)] = []
-        let chunk = rate / 10
-        for start in stride(from: 0, to: samples.count, by: chunk) {
-            let end = min(samples.count, start + chunk)
-            let bytes = samples[start..<end].flatMap {
-                [UInt8(UInt16(bitPattern: $0) & 0xFF), UInt8(UInt16(bitPattern: $0) >> 8)]
-            }
-            events += try live.append(bytes).map { (Double(end) / Double(rate), $0) }
-        }
-        events += try live.finish().map { (Double(samples.count) / Double(rate), $0) }
-        return events
-    }
 
     @Test("words become final in order and never change; the first text shows within the first step")
     func finalWords() throws {
@@ -64,7 +49,7 @@ struct LiveTranscriptionTests {
         let (samples, spoken) = Self.audio([script])
         let recogniser = BurstRecogniser()
         let live = LiveTranscription(transcriber: recogniser, format: .transcription, detector: LevelDetector())
-        let events = try Self.feed(samples, to: live)
+        let events = try TestAudio.feed(samples, to: live)
         let finals = events.compactMap { entry -> (Double, String)? in
             if case .final(let text) = entry.event { return (entry.time, text) } else { return nil }
         }
@@ -96,7 +81,7 @@ struct LiveTranscriptionTests {
         let (samples, spoken) = Self.audio([["hello", "world"], ["speak", "again", "now"]], pause: 3)
         let recogniser = BurstRecogniser()
         let live = LiveTranscription(transcriber: recogniser, format: .transcription, detector: LevelDetector())
-        let events = try Self.feed(samples, to: live).map(\.event)
+        let events = try TestAudio.feed(samples, to: live).map(\.event)
         let settings = LiveTranscription.Settings()
         var started: [Double] = []
         var stopped: [Double] = []
@@ -126,7 +111,7 @@ struct LiveTranscriptionTests {
         let recogniser = BurstRecogniser()
         let settings = LiveTranscription.Settings()
         let live = LiveTranscription(transcriber: recogniser, format: .transcription, detector: LevelDetector())
-        let events = try Self.feed(samples, to: live).map(\.event)
+        let events = try TestAudio.feed(samples, to: live).map(\.event)
         #expect(Double(samples.count) / Double(Self.rate) > 150)
         let longest = recogniser.heard.map(\.seconds).max() ?? 0
         #expect(longest <= settings.maximumWindow + settings.step + 0.1, "a decode heard \(longest) s")
@@ -143,7 +128,7 @@ struct LiveTranscriptionTests {
         settings.step = 100
         let live = LiveTranscription(
             transcriber: recogniser, format: .transcription, detector: nil, settings: settings)
-        let bytes = samples.flatMap { [UInt8(UInt16(bitPattern: $0) & 0xFF), UInt8(UInt16(bitPattern: $0) >> 8)] }
+        let bytes = TestAudio.bytes(samples)
         #expect(try live.append(bytes).isEmpty && live.isSpeaking)
         live.clear()
         #expect(!live.isSpeaking && recogniser.heard.isEmpty)

@@ -9,6 +9,26 @@ public enum TestAudio {
         [1, 2, 3].flatMap { width in [1, 2].map { PCMFormat(sampleRate: rate, width: width, channels: $0) } }
     }
 
+    /// 16-bit samples as little-endian PCM bytes.
+    public static func bytes<Samples: Collection<Int16>>(_ samples: Samples) -> [UInt8] {
+        samples.flatMap { [UInt8(UInt16(bitPattern: $0) & 0xFF), UInt8(UInt16(bitPattern: $0) >> 8)] }
+    }
+
+    /// Feeds 16 kHz `samples` to `live` in 0.1 s chunks, as a microphone delivers them, then ends
+    /// the audio; every event with the audio time it came at.
+    public static func feed(_ samples: [Int16], to live: LiveTranscription) throws -> [(
+        time: Double, event: LiveTranscription.Event
+    )] {
+        let rate = TranscriptionEngine.sampleRate
+        var events: [(time: Double, event: LiveTranscription.Event)] = []
+        for start in stride(from: 0, to: samples.count, by: rate / 10) {
+            let end = min(samples.count, start + rate / 10)
+            events += try live.append(bytes(samples[start..<end])).map { (Double(end) / Double(rate), $0) }
+        }
+        events += try live.finish().map { (Double(samples.count) / Double(rate), $0) }
+        return events
+    }
+
     /// A chord, a different one in each channel, near full scale, as interleaved bytes in `format`.
     public static func tone(_ format: PCMFormat, seconds: Double) -> [UInt8] {
         let frames = Int(seconds * Double(format.sampleRate))

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 @testable import SpeakWhisper
@@ -16,15 +17,7 @@ struct WhisperLiveTests {
         let whisper = try Models.tiny.get()
         let clips = try sentences.map { try Speech.clip($0, pause: 0.6) }
         let live = LiveTranscription(transcriber: whisper, format: .transcription, detector: LevelDetector())
-        var events: [LiveTranscription.Event] = []
-        let audio = Speech.joined(clips).samples
-        // 0.1 s chunks, as a microphone delivers them.
-        for start in stride(from: 0, to: audio.count, by: 1600) {
-            let chunk = audio[start..<min(audio.count, start + 1600)]
-            events += try live.append(
-                chunk.flatMap { [UInt8(UInt16(bitPattern: $0) & 0xFF), UInt8(UInt16(bitPattern: $0) >> 8)] })
-        }
-        events += try live.finish()
+        let events = try TestAudio.feed(Speech.joined(clips).samples, to: live).map(\.event)
         var completed: [String] = []
         var finals: [String] = []
         var turnFinals: [String] = []

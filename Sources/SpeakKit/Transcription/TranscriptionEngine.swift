@@ -12,12 +12,22 @@ public struct TranscriptionEngine: Sendable {
     /// The one rate transcribers take (Whisper's and the pocketsphinx model's).
     public static let sampleRate = 16000
 
+    /// The longest audio transcribed unless the caller says otherwise: two hours. `speak serve`
+    /// answers 413 past it (`maximumAudioSeconds`), `speak transcribe` exits 65.
+    public static let defaultMaximumSeconds = 7200
+
     public let transcriber: any Transcriber
     public let decoder: any AudioFileDecoder
+    /// Tells speech from silence for live sessions.
+    public let voiceActivity: VoiceActivity
 
-    public init(transcriber: any Transcriber, decoder: any AudioFileDecoder = WAVAndMP3Decoder()) {
+    public init(
+        transcriber: any Transcriber, decoder: any AudioFileDecoder = WAVAndMP3Decoder(),
+        voiceActivity: VoiceActivity = .level
+    ) {
         self.transcriber = transcriber
         self.decoder = decoder
+        self.voiceActivity = voiceActivity
     }
 
     // MARK: Files
@@ -49,6 +59,18 @@ public struct TranscriptionEngine: Sendable {
     /// come and transcribed a piece at a time.
     public func stream(_ format: PCMFormat, options: TranscriptionOptions) -> TranscriptionStream {
         TranscriptionStream(transcriber: transcriber, format: format, options: options)
+    }
+
+    /// A live session over raw PCM in `format` (text while the person speaks). With `turns` a
+    /// detector of ``voiceActivity`` ends each turn at a pause; without, a turn lasts until the
+    /// front end commits it.
+    public func live(
+        _ format: PCMFormat, options: TranscriptionOptions, turns: Bool = true,
+        settings: LiveTranscription.Settings = .init()
+    ) throws -> LiveTranscription {
+        LiveTranscription(
+            transcriber: transcriber, format: format, options: options,
+            detector: turns ? try voiceActivity.make() : nil, settings: settings)
     }
 
     /// Why a transcriber cannot take `audio` as it is, or `nil` when it is at 16 kHz.

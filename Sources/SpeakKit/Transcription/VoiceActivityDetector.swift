@@ -13,6 +13,22 @@ public protocol VoiceActivityDetector: AnyObject {
     func reset()
 }
 
+/// Makes a detector for each live session (a detector carries state from frame to frame), composed
+/// once with the transcriber.
+public struct VoiceActivity: Sendable {
+    /// What `info` and `/ready` call it: "silero", "level".
+    public let name: String
+    public let make: @Sendable () throws -> any VoiceActivityDetector
+
+    public init(name: String, make: @escaping @Sendable () throws -> any VoiceActivityDetector) {
+        self.name = name
+        self.make = make
+    }
+
+    /// ``LevelDetector``, which needs no model.
+    public static let level = VoiceActivity(name: "level") { LevelDetector() }
+}
+
 /// Speech is anything louder than a level: right for a close microphone in a quiet room, and for
 /// audio with digital silence between turns, without a model to load. Noise above the level counts
 /// as speech, which is why a model-based detector is preferred where one is installed.
