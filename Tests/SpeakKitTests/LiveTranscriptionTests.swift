@@ -42,14 +42,15 @@ struct LiveTranscriptionTests {
         return (samples, words)
     }
 
-
     @Test("words become final in order and never change; the first text shows within the first step")
     func finalWords() throws {
         let script = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog"]
         let (samples, spoken) = Self.audio([script])
         let recogniser = BurstRecogniser()
-        let live = LiveTranscription(transcriber: recogniser, format: .transcription, detector: LevelDetector())
-        let events = try TestAudio.feed(samples, to: live)
+        let clock = AudioClock()
+        let live = LiveTranscription(
+            transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: clock.now)
+        let events = try TestAudio.feed(samples, to: live, clock: clock)
         let finals = events.compactMap { entry -> (Double, String)? in
             if case .final(let text) = entry.event { return (entry.time, text) } else { return nil }
         }
@@ -80,8 +81,10 @@ struct LiveTranscriptionTests {
     func turns() throws {
         let (samples, spoken) = Self.audio([["hello", "world"], ["speak", "again", "now"]], pause: 3)
         let recogniser = BurstRecogniser()
-        let live = LiveTranscription(transcriber: recogniser, format: .transcription, detector: LevelDetector())
-        let events = try TestAudio.feed(samples, to: live).map(\.event)
+        let clock = AudioClock()
+        let live = LiveTranscription(
+            transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: clock.now)
+        let events = try TestAudio.feed(samples, to: live, clock: clock).map(\.event)
         let settings = LiveTranscription.Settings()
         var started: [Double] = []
         var stopped: [Double] = []
@@ -110,8 +113,10 @@ struct LiveTranscriptionTests {
         let (samples, _) = Self.audio([words], pause: 1)
         let recogniser = BurstRecogniser()
         let settings = LiveTranscription.Settings()
-        let live = LiveTranscription(transcriber: recogniser, format: .transcription, detector: LevelDetector())
-        let events = try TestAudio.feed(samples, to: live).map(\.event)
+        let clock = AudioClock()
+        let live = LiveTranscription(
+            transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: clock.now)
+        let events = try TestAudio.feed(samples, to: live, clock: clock).map(\.event)
         #expect(Double(samples.count) / Double(Self.rate) > 150)
         let longest = recogniser.heard.map(\.seconds).max() ?? 0
         #expect(longest <= settings.maximumWindow + settings.step + 0.1, "a decode heard \(longest) s")
@@ -140,6 +145,55 @@ struct LiveTranscriptionTests {
         #expect(recogniser.heard.count == 1)
         #expect(try live.commit().isEmpty)
     }
+
+    @Test("audio sent faster than real time is decoded at turn ends and to bound the window, words all kept")
+    func fasterThanRealTime() throws {
+        let turns = [["hello", "world"], ["speak", "again", "now"], ["the", "quick", "brown", "fox"]]
+        let (samples, _) = Self.audio(turns)
+        let recogniser = BurstRecogniser()
+        // The wall clock stands still: all of it arrives at once.
+        let live = LiveTranscription(
+            transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: { 0 })
+        let events = try TestAudio.feed(samples, to: live).map(\.event)
+        let completed = events.compactMap { if case .completed(let text, _, _) = $0 { text } else { nil } }
+        #expect(completed == turns.map { $0.joined(separator: " ") })
+        #expect(recogniser.heard.count == turns.count, "\(recogniser.heard.count) decodes")
+
+        let speech = (0..<200).map { Self.vocabulary[1 + $0 * 5 % 14] }
+        let (long, _) = Self.audio([speech], pause: 1)
+        let whole = BurstRecogniser()
+        let session = LiveTranscription(
+            transcriber: whole, format: .transcription, detector: LevelDetector(), now: { 0 })
+        let text = try TestAudio.feed(long, to: session).compactMap {
+            if case .completed(let text, _, _) = $0.event { text } else { nil }
+        }
+        #expect(text == [speech.joined(separator: " ")])
+        let seconds = Double(long.count) / Double(Self.rate)
+        let maximum = LiveTranscription.Settings().maximumWindow
+        #expect(Double(whole.heard.count) <= (seconds / (maximum - 1)).rounded(.up) + 1, "\(whole.heard.count) decodes")
+        #expect(whole.heard.allSatisfy { $0.seconds <= maximum + 0.1 })
+    }
+
+    @Test("a recogniser slower than the step waits for more speech between decodes, and keeps up")
+    func slowRecogniser() throws {
+        let words = (0..<30).map { Self.vocabulary[1 + $0 * 5 % 14] }
+        let (samples, _) = Self.audio([words], pause: 1)
+        let clock = AudioClock()
+        let recogniser = BurstRecogniser(cost: 2, clock: clock)
+        let live = LiveTranscription(
+            transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: clock.now)
+        let events = try TestAudio.feed(samples, to: live, clock: clock).map(\.event)
+        let windows = recogniser.heard.map(\.seconds)
+        #expect(windows.count > 2)
+        // Every decode but the turn's last waited for half again its cost of new speech.
+        for (before, after) in zip(windows, windows.dropFirst()).dropLast() {
+            #expect(after - before >= 3 - 0.05, "decoded again after \(after - before) s")
+        }
+        // It kept up: the clock ran no further ahead of the audio than one decode's delay, twice over.
+        #expect(clock.seconds - Double(samples.count) / Double(Self.rate) <= 4.1, "\(clock.seconds) s")
+        let completed = events.compactMap { if case .completed(let text, _, _) = $0 { text } else { nil } }
+        #expect(completed == [words.joined(separator: " ")])
+    }
 }
 
 /// A test-only recogniser of the tests' own audio: each run of loud 10 ms frames is a word, named
@@ -152,6 +206,14 @@ final class BurstRecogniser: Transcriber, @unchecked Sendable {
     }
     private(set) var heard: [Heard] = []
     private(set) var heardCutWord = false
+    /// Seconds each decode takes on `clock`.
+    let cost: Double
+    let clock: AudioClock?
+
+    init(cost: Double = 0, clock: AudioClock? = nil) {
+        self.cost = cost
+        self.clock = clock
+    }
 
     func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws -> Transcript {
         let frame = audio.sampleRate / 100
@@ -185,6 +247,7 @@ final class BurstRecogniser: Transcriber, @unchecked Sendable {
             words.append(Transcript.Word(start: Double(first) / 100, end: Double(index) / 100, text: text))
         }
         heard.append(Heard(seconds: audio.duration, longestQuiet: Double(longestQuiet) / 100))
+        clock?.seconds += cost
         return Transcript(
             text: words.map(\.text).joined(separator: " "), duration: audio.duration, words: words)
     }

@@ -15,14 +15,16 @@ public enum TestAudio {
     }
 
     /// Feeds 16 kHz `samples` to `live` in 0.1 s chunks, as a microphone delivers them, then ends
-    /// the audio; every event with the audio time it came at.
-    public static func feed(_ samples: [Int16], to live: LiveTranscription) throws -> [(
+    /// the audio; every event with the audio time it came at. With `clock` (the session's), each
+    /// chunk arrives when its last sample is spoken, or later if a decode took longer.
+    public static func feed(_ samples: [Int16], to live: LiveTranscription, clock: AudioClock? = nil) throws -> [(
         time: Double, event: LiveTranscription.Event
     )] {
         let rate = TranscriptionEngine.sampleRate
         var events: [(time: Double, event: LiveTranscription.Event)] = []
         for start in stride(from: 0, to: samples.count, by: rate / 10) {
             let end = min(samples.count, start + rate / 10)
+            if let clock { clock.seconds = max(clock.seconds, Double(end) / Double(rate)) }
             events += try live.append(bytes(samples[start..<end])).map { (Double(end) / Double(rate), $0) }
         }
         events += try live.finish().map { (Double(samples.count) / Double(rate), $0) }
@@ -103,4 +105,14 @@ public enum TestAudio {
         try data.write(to: file)
         return file
     }
+}
+
+/// A live session's wall clock in a test: it reads what the test sets, so a test feeds audio as
+/// fast as it can while the session sees it arrive as spoken.
+public final class AudioClock {
+    public var seconds = 0.0
+
+    public init() {}
+
+    public func now() -> Double { seconds }
 }

@@ -16,8 +16,10 @@ struct WhisperLiveTests {
         ]
         let whisper = try Models.tiny.get()
         let clips = try sentences.map { try Speech.clip($0, pause: 0.6) }
-        let live = LiveTranscription(transcriber: whisper, format: .transcription, detector: LevelDetector())
-        let events = try TestAudio.feed(Speech.joined(clips).samples, to: live).map(\.event)
+        let clock = AudioClock()
+        let live = LiveTranscription(
+            transcriber: whisper, format: .transcription, detector: LevelDetector(), now: clock.now)
+        let events = try TestAudio.feed(Speech.joined(clips).samples, to: live, clock: clock).map(\.event)
         var completed: [String] = []
         var finals: [String] = []
         var turnFinals: [String] = []

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Text while the person speaks: audio goes in as it arrives, and out come partial text (which may
 /// change) and final text (which does not), a turn at a time.
 ///
@@ -9,6 +11,11 @@
 /// one a turn lasts until ``commit()``. The audio a decode hears is bounded: past
 /// ``Settings/maximumWindow`` the window starts again after the last final word, whose text goes
 /// along as the prompt, so a speaker who never pauses costs the same each step.
+///
+/// The session keeps pace with the wall clock. Audio that arrives faster than real time (a file,
+/// a recording sent at once) has nobody watching it form, so it is decoded only at turn ends and
+/// where the window must be bounded, about as often as offline. A recogniser slower than the step
+/// waits for more speech between decodes, so the session never falls further behind.
 ///
 /// Not thread-safe: one session is fed from one thread, as a connection's events arrive.
 public final class LiveTranscription {
@@ -54,6 +61,12 @@ public final class LiveTranscription {
     /// The last ``Settings/padding`` of audio before speech, while there is no turn.
     private var lookback: [Int16] = []
     private var turn: Turn?
+    /// Seconds on a steady clock (``steadyClock`` but in tests).
+    private let now: () -> Double
+    /// When the first audio came, on `now`'s clock.
+    private var firstAudioAt: Double?
+    /// Seconds the last decode took, on `now`'s clock.
+    private var lastDecodeCost = 0.0
 
     private struct Turn {
         /// Where the turn began and where `window` begins, in samples of the session.
@@ -72,8 +85,10 @@ public final class LiveTranscription {
 
     public init(
         transcriber: any Transcriber, format: PCMFormat, options: TranscriptionOptions = .init(),
-        detector: (any VoiceActivityDetector)?, settings: Settings = .init()
+        detector: (any VoiceActivityDetector)?, settings: Settings = .init(),
+        now: @escaping () -> Double = LiveTranscription.steadyClock
     ) {
+        self.now = now
         self.transcriber = transcriber
         self.options = options
         self.detector = detector
@@ -120,6 +135,7 @@ public final class LiveTranscription {
     // MARK: - Turns
 
     private func take(_ samples: [Int16]) throws -> [Event] {
+        if firstAudioAt == nil, !samples.isEmpty { firstAudioAt = now() }
         guard let detector else {
             if turn == nil, !samples.isEmpty { turn = Turn(start: clock, windowStart: clock) }
             clock += samples.count
@@ -198,8 +214,11 @@ public final class LiveTranscription {
 
     private func decodeIfDue() throws -> [Event] {
         guard var current = turn else { return [] }
-        let due = current.decodes == 0 ? settings.firstStep : settings.step
-        guard current.sinceDecode >= Int(due * Double(TranscriptionEngine.sampleRate)) else { return [] }
+        let rate = Double(TranscriptionEngine.sampleRate)
+        let step = current.decodes == 0 ? settings.firstStep : settings.step
+        // Half again what a decode costs: the recogniser gets ahead each time instead of behind.
+        guard Double(current.sinceDecode) >= max(step, lastDecodeCost * 1.5) * rate else { return [] }
+        if isAhead, Double(current.window.count) <= settings.maximumWindow * rate { return [] }
         var events: [Event] = []
         let heard = try decode(&current)
         // LocalAgreement: what this decode and the last agree on, word by word from the start, is final.
@@ -224,19 +243,28 @@ public final class LiveTranscription {
         return events
     }
 
+    /// Whether the audio taken runs ahead of the wall clock by more than a step: it is being sent
+    /// faster than anyone speaks.
+    private var isAhead: Bool {
+        guard let firstAudioAt else { return false }
+        return seconds - (now() - firstAudioAt) > settings.step
+    }
+
     /// Keeps the window within ``Settings/maximumWindow``: it starts again after the last final
-    /// word; if no word is final there, the tentative ones are made final first.
+    /// word; if no word is final there, the tentative ones but the last (which the window may cut
+    /// short, and the next window hears whole) are made final first.
     private func bound(_ current: inout Turn) -> [Event] {
         let rate = Double(TranscriptionEngine.sampleRate)
         guard Double(current.window.count) / rate > settings.maximumWindow else { return [] }
         var events: [Event] = []
         var end = current.final.last.map { Int($0.end * rate) } ?? current.windowStart
         if end <= current.windowStart + Int(rate), !current.tentative.isEmpty {
-            current.final += current.tentative
-            events += [.final(Self.text(current.tentative)), .partial("")]
-            end = Int(current.tentative.last!.end * rate)
-            current.tentative = []
-            current.partial = ""
+            let settled = Array(current.tentative.dropLast(current.tentative.count > 1 ? 1 : 0))
+            current.final += settled
+            current.tentative.removeFirst(settled.count)
+            current.partial = Self.text(current.tentative)
+            events += [.final(Self.text(settled)), .partial(current.partial)]
+            end = Int(settled.last!.end * rate)
         }
         // Nothing heard at all: keep the newest half, in case it is the start of a word.
         if end <= current.windowStart { end = current.windowStart + current.window.count / 2 }
@@ -263,8 +291,10 @@ public final class LiveTranscription {
             options.prompt = options.prompt.map { $0 + " " + context } ?? context
         }
         let offset = Self.seconds(current.windowStart)
+        let began = now()
         let transcript = try transcriber.transcribe(
             PCMBuffer(sampleRate: TranscriptionEngine.sampleRate, samples: current.window), options: options)
+        lastDecodeCost = now() - began
         var words = Self.words(of: transcript).map {
             Transcript.Word(start: $0.start + offset, end: $0.end + offset, text: $0.text, probability: $0.probability)
         }
@@ -309,6 +339,13 @@ public final class LiveTranscription {
 
     static func text(_ words: [Transcript.Word]) -> String {
         words.map { $0.text.filter { !$0.isWhitespace } }.joined(separator: " ")
+    }
+
+    /// Seconds since some fixed moment, never stepping back.
+    public static func steadyClock() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     private static func seconds(_ samples: Int) -> Double { Double(samples) / Double(TranscriptionEngine.sampleRate) }
