@@ -93,13 +93,13 @@ package final class OutputFile {
     /// The format to write to `path`: `named` (`--file-format`), else the path's extension;
     /// standard output is WAV unless named, and so is a path with no extension when there is an
     /// `unnamed` default (`speak record -o /dev/stdout`).
-    package static func format(of path: String, named: String?, unnamed: AudioFileFormat? = nil) throws
-        -> AudioFileFormat
+    package static func format(of path: String, named: String?, unnamed: ReplyFormat? = nil) throws
+        -> ReplyFormat
     {
         let pathExtension = FileSystem.pathExtension(of: path)
         let fallback = path == "-" ? .wav : pathExtension.isEmpty ? unnamed : nil
         let name = named ?? fallback?.rawValue ?? pathExtension
-        guard let format = AudioFileFormat(rawValue: name.lowercased()) else {
+        guard let format = ReplyFormat(builtInFileExtension: name) else {
             throw UsageError("cannot tell the format of '\(path)': name it .mp3 or .wav, or give --file-format mp3|wav")
         }
         return format

@@ -84,7 +84,7 @@ package struct OutputFormat: Sendable, Equatable {
 
     /// SpeakKit's own writer for it, which the light `speak` carries: MP3, and WAV of 16-bit
     /// samples at the voice's own rate. Anything else is FFmpeg's (`speak-full`).
-    package var builtIn: AudioFileFormat? {
+    package var builtIn: ReplyFormat? {
         switch codec {
         case .mp3: .mp3
         case .lpcm where fileType == .wave && layout?.name == "LEI16" && sampleRate == nil: .wav

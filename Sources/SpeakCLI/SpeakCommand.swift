@@ -117,7 +117,7 @@ package struct SpeakCommand {
     /// only looks like one ("notes.mp3" with no such file) is text to speak.
     private var audioFileArgument: String? {
         guard options.words.count == 1, let word = options.words.first,
-            AudioFileFormat(pathExtension: FileSystem.pathExtension(of: word)) != nil, FileSystem.exists(word)
+            ReplyFormat(builtInFileExtension: FileSystem.pathExtension(of: word)) != nil, FileSystem.exists(word)
         else { return nil }
         return word
     }

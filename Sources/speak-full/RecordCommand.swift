@@ -96,7 +96,7 @@ enum RecordCommand {
 
     /// Writes the recording to `path` as `speak -o` writes (a device or FIFO written in place, a
     /// symlink's target replaced); if that fails, says where the recording is kept.
-    static func write(_ recording: Recording, to path: String, as format: AudioFileFormat) throws {
+    static func write(_ recording: Recording, to path: String, as format: ReplyFormat) throws {
         let data = format == .mp3 ? try recording.mp3Data() : try Data(contentsOf: recording.url)
         do {
             let file = try OutputFile(path: path)

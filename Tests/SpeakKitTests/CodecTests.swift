@@ -62,9 +62,21 @@ struct CodecTests {
         #expect(throws: AudioFileError.self) { try PCMBuffer(audio: Data("RIFF\0\0\0\0WAVE".utf8)) }
     }
 
+    @Test("SpeakKit writes MP3 and WAV files itself and refuses the formats FFmpeg writes, in words")
+    func builtInFiles() throws {
+        #expect(ReplyFormat.builtInFiles == [.mp3, .wav])
+        #expect(ReplyFormat(builtInFileExtension: "MP3") == .mp3 && ReplyFormat(builtInFileExtension: "ogg") == nil)
+        for format in ReplyFormat.allCases where !ReplyFormat.builtInFiles.contains(format) {
+            #expect(throws: AudioFileError.unsupported("\(format.rawValue) files are FFmpeg's to write")) {
+                try AudioFileWriter(file: -1, format: format, sampleRate: 16000)
+            }
+            #expect(throws: AudioFileError.self) { try Self.speech.encoded(as: format) }
+        }
+    }
+
     @Test("the file writer streams and then completes the header")
     func fileWriter() throws {
-        for format in AudioFileFormat.allCases {
+        for format in ReplyFormat.builtInFiles {
             let url = FileManager.default.temporaryDirectory.appendingPathComponent("writer-\(UUID()).\(format)")
             #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
             defer { try? FileManager.default.removeItem(at: url) }

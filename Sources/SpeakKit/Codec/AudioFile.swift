@@ -1,12 +1,16 @@
 import FoundationEssentials
 import Glibc
 
-/// Audio files by content, not by name: WAV or MP3.
-public enum AudioFileFormat: String, Sendable, CaseIterable {
-    case mp3, wav
+extension ReplyFormat {
+    /// The formats SpeakKit reads and writes as files itself, without FFmpeg: MP3 and WAV.
+    public static let builtInFiles: [ReplyFormat] = [.mp3, .wav]
 
-    /// The format an output path asks for by its extension.
-    public init?(pathExtension: String) { self.init(rawValue: pathExtension.lowercased()) }
+    /// The built-in file format a path asks for by its extension.
+    public init?(builtInFileExtension pathExtension: String) {
+        guard let format = ReplyFormat(rawValue: pathExtension.lowercased()), Self.builtInFiles.contains(format)
+        else { return nil }
+        self = format
+    }
 }
 
 public enum AudioFileError: Error, Equatable, CustomStringConvertible {
@@ -37,11 +41,12 @@ extension PCMBuffer {
         }
     }
 
-    /// The file encoded as `format`.
-    public func encoded(as format: AudioFileFormat, mp3: MP3Settings = .init()) throws -> Data {
+    /// The file encoded as `format`, one of ``ReplyFormat/builtInFiles``.
+    public func encoded(as format: ReplyFormat, mp3: MP3Settings = .init()) throws -> Data {
         switch format {
         case .wav: return WAV.encode(self)
         case .mp3: return try MP3Encoder.encodeFile(self, settings: mp3)
+        default: throw AudioFileError.unsupported("\(format.rawValue) files are FFmpeg's to write")
         }
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 /// `finish()` completes a WAV header by rewriting the file's start.
 public final class AudioFileWriter {
     private let file: Int32
-    private let format: AudioFileFormat
+    private let format: ReplyFormat
     private let sampleRate: Int
     private let encoder: MP3Encoder?
     private var written = 0
@@ -19,8 +19,9 @@ public final class AudioFileWriter {
 
     /// `file` (a descriptor, left open) must be open for writing, at the place the audio goes; a
     /// file that cannot seek (a FIFO) or that only appends (`>>`) gets a WAV header whose sizes
-    /// say "to the end", as a stream's do. Failed writes throw ``SystemCallError``.
-    public init(file: Int32, format: AudioFileFormat, sampleRate: Int, mp3: MP3Settings = .init()) throws {
+    /// say "to the end", as a stream's do. `format` is one of ``ReplyFormat/builtInFiles``. Failed
+    /// writes throw ``SystemCallError``.
+    public init(file: Int32, format: ReplyFormat, sampleRate: Int, mp3: MP3Settings = .init()) throws {
         self.file = file
         self.format = format
         self.sampleRate = sampleRate
@@ -34,6 +35,8 @@ public final class AudioFileWriter {
             try write(WAV.header(sampleRate: sampleRate, dataBytes: isSeekable ? 0 : Int(UInt32.max)))
         case .mp3:
             encoder = try MP3Encoder(inputRate: sampleRate, settings: mp3)
+        default:
+            throw AudioFileError.unsupported("\(format.rawValue) files are FFmpeg's to write")
         }
     }
 
