@@ -36,8 +36,9 @@ final class PiperModel: Sendable {
 
     init(
         files: PiperVoicePreparation.Prepared, config: PiperVoiceConfig, runtime: OnnxRuntime,
-        session: SessionSettings = .standard()
+        session: SessionSettings = .standard(), shrinkAbove: Int = PiperSettings().shrinkAbove
     ) throws(PiperError) {
+        self.shrinkAbove = shrinkAbove
         self.files = files
         self.config = config
         sampleRate = config.sampleRate
@@ -115,7 +116,7 @@ final class PiperModel: Sendable {
         generated.add(1, ordering: .relaxed)
         let (ids, scales) = (try ids(phonemes), scales(speed: speed))
         let speaker = speakers > 1 ? speaker : nil
-        let shrinking = phonemes.count > Self.shrinkAbove
+        let shrinking = phonemes.count > shrinkAbove
         switch graph {
         case .whole(let whole):
             let inputs = Self.inputs(ids: ids, scales: scales, speaker: speaker)
@@ -126,10 +127,8 @@ final class PiperModel: Sendable {
         }
     }
 
-    /// Pieces longer than this give back the arena memory they grew: run-on text (every piece near
-    /// the piece limit) would otherwise leave the process as large as its largest run for good.
-    /// `SPEAK_PIPER_SHRINK_ABOVE` (0–10000 phoneme code points) sets another.
-    static let shrinkAbove = EnvironmentSettings.current.piperShrinkAbove ?? 100
+    /// Pieces longer than this give back the arena memory they grew (``PiperSettings/shrinkAbove``).
+    let shrinkAbove: Int
 
     /// A Piper model's inputs (the whole model's, and its front's when split): the ids, their
     /// count, the scales, and the speaker of a multi-speaker model.

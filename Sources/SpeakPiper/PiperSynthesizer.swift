@@ -33,25 +33,10 @@ public final class PiperSynthesizer: Synthesizer {
     public static let engineName = "piper"
     /// The rate (words per minute) at which a voice speaks at the model's own length scale.
     public static let normalRate = 175
-    /// The most phoneme code points the model is given at once, at the normal rate: about 8 s of
-    /// speech, some 28 words, so an ordinary sentence stays whole (Piper speaks a sentence at a
-    /// time, and a cut between words is heard as a sentence ending there). Run-on text is cut, so
-    /// the memory a run takes, which grows with the audio of its piece, is bounded by what such a
-    /// sentence takes (and given back after a long piece: ``PiperModel/shrinkAbove``).
-    /// `SPEAK_PIPER_PIECE` (16–1000) sets another: shorter pieces take less memory and cut more.
-    static let pieceLimit = pieceLimit(environment: .current)
-
-    static func pieceLimit(environment: EnvironmentSettings) -> Int { environment.piperPiece ?? 160 }
-
-    /// The piece limit a process with `environment` would take.
-    static func pieceLimit(environment: [String: String]) -> Int {
-        pieceLimit(environment: EnvironmentSettings(environment: environment))
-    }
-
     /// The piece limit at `speed` (1 / length scale): slower speech makes longer audio of the same
     /// phonemes, so it gets fewer; faster speech no more (pieces are whole clauses as often as can be).
-    static func pieceLimit(speed: Float) -> Int {
-        max(Int((Double(pieceLimit) * min(Double(speed), 1)).rounded()), 16)
+    static func pieceLimit(_ limit: Int, speed: Float) -> Int {
+        max(Int((Double(limit) * min(Double(speed), 1)).rounded()), 16)
     }
 
     public let modelDirectories: [URL]
@@ -61,15 +46,14 @@ public final class PiperSynthesizer: Synthesizer {
     public var features: SynthesisFeatures { [.rate, .volume, .streaming, .natural] }
     public func kind(of voice: Voice) -> String { "neural" }
 
-    /// Whether a reply's first sentence is decoded in windows when the model is split.
-    let streamsFirstSentence: Bool
+    /// How text is cut and models run: the composition's, else the standard settings.
+    let settings: PiperSettings
 
     public init(
-        modelDirectories: [URL] = PiperSynthesizer.defaultModelDirectories(),
-        streamsFirstSentence: Bool = PiperSynthesizer.streamsByDefault
+        modelDirectories: [URL] = PiperSynthesizer.defaultModelDirectories(), settings: PiperSettings = .init()
     ) {
         self.modelDirectories = modelDirectories
-        self.streamsFirstSentence = streamsFirstSentence
+        self.settings = settings
     }
 
     /// `SPEAK_MODELS` (a colon list), `$XDG_DATA_HOME/speak/models`, `<exe>/../share/speak/models`,
@@ -141,7 +125,8 @@ public final class PiperSynthesizer: Synthesizer {
             let runtime = try OnnxRuntime.shared()
             let files = try PiperVoicePreparation.files(of: file)
             let model = try PiperModel(
-                files: files, config: try PiperVoiceConfig(contentsOf: files.config), runtime: runtime)
+                files: files, config: try PiperVoiceConfig(contentsOf: files.config), runtime: runtime,
+                shrinkAbove: settings.shrinkAbove)
             loaded = model
             return model
         }
@@ -198,7 +183,8 @@ public final class PiperSynthesizer: Synthesizer {
         let factor = min(max(Double(options.effectiveRate) / Double(Self.normalRate), 0.25), 4)
         let speed = Float(factor / lengthScale)
         let ids = model.config.phonemeIDs
-        let pieces = PiperPhonemizer.pieces(sentences, limit: Self.pieceLimit(speed: speed)).map { piece in
+        let pieces = PiperPhonemizer.pieces(sentences, limit: Self.pieceLimit(self.settings.pieceLimit, speed: speed)).map {
+            piece in
             piece.unicodeScalars.filter { ids[$0] != nil }.map { Int32(bitPattern: $0.value) }
         }.filter { !$0.isEmpty }
         guard !pieces.isEmpty else { return }
@@ -210,7 +196,7 @@ public final class PiperSynthesizer: Synthesizer {
         // reply's first sentence comes a window at a time when the model is split.
         let pipeline = PiperPipeline(capacity: 1)
         let streamed = model.split.flatMap {
-            streamsFirstSentence && !options.continuesReply ? Float($0.layout.peak) * 1.2 : nil
+            self.settings.streamsFirstSentence && !options.continuesReply ? Float($0.layout.peak) * 1.2 : nil
         }
         startDetachedThread {
             for (turn, piece) in pieces.enumerated() {
@@ -270,10 +256,6 @@ public final class PiperSynthesizer: Synthesizer {
         let sentences = try PiperPhonemizer.sentences(plain, voice: config.espeakVoice)
         return sentences.map { $0.phonemes + "\n" }.joined()
     }
-
-    /// Whether a reply's first sentence is decoded in windows (when the model is split):
-    /// `SPEAK_PIPER_STREAM=0` decodes every sentence whole.
-    public static let streamsByDefault = EnvironmentSettings.current.piperStream
 
     /// 16-bit PCM of one sentence as piper-tts makes it (peak-normalised), scaled by `gain`, with a
     /// 2 ms fade at each end so that sentences join without a click. A window of a sentence is

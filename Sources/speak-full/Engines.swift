@@ -23,7 +23,7 @@ enum Engines {
     static func serverSynthesizers(workers: any Synthesizer) -> SynthesizerRegistry {
         SynthesizerRegistry([
             EspeakSynthesizer.engineName: { workers }, UpstreamSynthesizer.engineName: upstream,
-            PiperSynthesizer.engineName: { PiperSynthesizer() },
+            PiperSynthesizer.engineName: { PiperSynthesizer(settings: .init(environment: .current)) },
         ])
     }
 

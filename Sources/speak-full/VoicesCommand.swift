@@ -150,7 +150,9 @@ enum VoicesCommand {
     /// and is installed as before.
     static func tryOut(_ voice: Voice, from model: URL, prepared: PiperVoicePreparation.Prepared, copied: Bool) throws {
         do {
-            try PiperSynthesizer(modelDirectories: [prepared.model.deletingLastPathComponent()]).synthesize(
+            try PiperSynthesizer(
+                modelDirectories: [prepared.model.deletingLastPathComponent()], settings: .init(environment: .current)
+            ).synthesize(
                 "Hello.", options: SpeechOptions(voice: voice), onProgress: nil
             ) { _ in }
         } catch SynthesisError.modelDamaged(_, let reason) {

@@ -73,7 +73,7 @@ struct PhonemeTests {
                 + " o'clock in the large conference room.",
         ] {
             let sentences = try PiperPhonemizer.sentences(text, voice: "en-us")
-            #expect(PiperPhonemizer.pieces(sentences, limit: PiperSynthesizer.pieceLimit).count == 1, "\(text)")
+            #expect(PiperPhonemizer.pieces(sentences, limit: PiperSettings().pieceLimit).count == 1, "\(text)")
         }
     }
 
@@ -87,7 +87,7 @@ struct PhonemeTests {
 
     @Test("text without sentence breaks is cut into bounded pieces at clause marks, then words; nothing is lost")
     func boundedPieces() throws {
-        let limit = PiperSynthesizer.pieceLimit
+        let limit = PiperSettings().pieceLimit
         for (name, text) in Self.longInputs {
             let sentences = try PiperPhonemizer.sentences(text, voice: "en-us")
             let pieces = PiperPhonemizer.pieces(sentences, limit: limit)
@@ -104,15 +104,30 @@ struct PhonemeTests {
 
     @Test("pieces are 160 phoneme code points, fewer at slower rates; SPEAK_PIPER_PIECE sets 16–1000")
     func pieceLimit() {
-        #expect(PiperSynthesizer.pieceLimit(environment: [:]) == 160)
-        #expect(PiperSynthesizer.pieceLimit(environment: ["SPEAK_PIPER_PIECE": "200"]) == 200)
-        for ignored in ["5", "2000", "many", ""] {
-            #expect(PiperSynthesizer.pieceLimit(environment: ["SPEAK_PIPER_PIECE": ignored]) == 160)
+        func limit(_ environment: [String: String]) -> Int {
+            PiperSettings(environment: EnvironmentSettings(environment: environment)).pieceLimit
         }
-        #expect(PiperSynthesizer.pieceLimit(speed: 1) == PiperSynthesizer.pieceLimit)
-        #expect(PiperSynthesizer.pieceLimit(speed: 4) == PiperSynthesizer.pieceLimit)
-        #expect(PiperSynthesizer.pieceLimit(speed: 0.5) == (PiperSynthesizer.pieceLimit + 1) / 2)
-        #expect(PiperSynthesizer.pieceLimit(speed: 0.01) == 16)
+        #expect(limit([:]) == 160)
+        #expect(limit(["SPEAK_PIPER_PIECE": "200"]) == 200)
+        for ignored in ["5", "2000", "many", ""] {
+            #expect(limit(["SPEAK_PIPER_PIECE": ignored]) == 160)
+        }
+        #expect(PiperSynthesizer.pieceLimit(160, speed: 1) == 160)
+        #expect(PiperSynthesizer.pieceLimit(160, speed: 4) == 160)
+        #expect(PiperSynthesizer.pieceLimit(160, speed: 0.5) == 80)
+        #expect(PiperSynthesizer.pieceLimit(160, speed: 0.01) == 16)
+    }
+
+    @Test("the Piper settings a composition hands over come from SPEAK_PIPER_SHRINK_ABOVE and SPEAK_PIPER_STREAM")
+    func settingsFromEnvironment() {
+        func settings(_ environment: [String: String]) -> PiperSettings {
+            PiperSettings(environment: EnvironmentSettings(environment: environment))
+        }
+        #expect(settings([:]) == PiperSettings())
+        #expect(
+            settings(["SPEAK_PIPER_SHRINK_ABOVE": "0", "SPEAK_PIPER_STREAM": "0"])
+                == PiperSettings(shrinkAbove: 0, streamsFirstSentence: false))
+        #expect(settings(["SPEAK_PIPER_SHRINK_ABOVE": "-1", "SPEAK_PIPER_STREAM": "no"]) == PiperSettings())
     }
 
     @Test("a clause too long is cut between words, a word too long between phonemes, never inside one")

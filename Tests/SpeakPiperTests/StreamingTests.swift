@@ -11,7 +11,7 @@ struct StreamingTests {
 
     /// A synthesizer of its own, so the model is idle unless a test here keeps it busy (other suites
     /// run at the same time on the shared one).
-    static let synthesizer = PiperSynthesizer(streamsFirstSentence: true)
+    static let synthesizer = PiperSynthesizer(settings: .init(streamsFirstSentence: true))
 
     static func split() throws -> (PiperModel, PiperSplitModel) {
         let model = try synthesizer.model(for: Joe.voice)
@@ -161,7 +161,7 @@ struct StreamingTests {
 
     @Test("a split model runs on its parts alone, and its very first reply streams")
     func splitModelRunsOnItsParts() throws {
-        let synthesizer = PiperSynthesizer(streamsFirstSentence: true)
+        let synthesizer = PiperSynthesizer(settings: .init(streamsFirstSentence: true))
         let model = try synthesizer.model(for: Joe.voice)
         #expect(model.split != nil)
         #expect(model.loadedModel.lastPathComponent.contains(".front."), "\(model.loadedModel.path)")
