@@ -11,7 +11,9 @@ public enum CommandLineEngines {
         -> SynthesizerRegistry
     {
         let espeak: @Sendable () throws -> any Synthesizer = { try EspeakSynthesizer.shared() }
-        let piper: @Sendable () -> any Synthesizer = { LocalServerHandoff(local: PiperSynthesizer(settings: .init(environment: .current))) }
+        let piper: @Sendable () -> any Synthesizer = {
+            LocalServerHandoff(local: PiperSynthesizer(settings: .init(environment: .current)))
+        }
         guard let remote else {
             return SynthesizerRegistry(
                 [EspeakSynthesizer.engineName: espeak, PiperSynthesizer.engineName: piper],

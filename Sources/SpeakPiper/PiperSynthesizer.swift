@@ -183,10 +183,11 @@ public final class PiperSynthesizer: Synthesizer {
         let factor = min(max(Double(options.effectiveRate) / Double(Self.normalRate), 0.25), 4)
         let speed = Float(factor / lengthScale)
         let ids = model.config.phonemeIDs
-        let pieces = PiperPhonemizer.pieces(sentences, limit: Self.pieceLimit(self.settings.pieceLimit, speed: speed)).map {
-            piece in
-            piece.unicodeScalars.filter { ids[$0] != nil }.map { Int32(bitPattern: $0.value) }
-        }.filter { !$0.isEmpty }
+        let pieces = PiperPhonemizer.pieces(sentences, limit: Self.pieceLimit(self.settings.pieceLimit, speed: speed))
+            .map {
+                piece in
+                piece.unicodeScalars.filter { ids[$0] != nil }.map { Int32(bitPattern: $0.value) }
+            }.filter { !$0.isEmpty }
         guard !pieces.isEmpty else { return }
         let speaker = min(max(settings.speaker ?? 0, 0), max(model.speakers - 1, 0))
         let gain = Float(options.volume) / 100
