@@ -95,7 +95,8 @@ let package = Package(
             dependencies: ["SpeakKit", "SpeakMedia", "SpeakPocketSphinx", "SpeakUpstream", "SpeakTestSupport"]),
         .testTarget(name: "SpeakWhisperTests", dependencies: ["SpeakWhisper", "SpeakKit", "SpeakTestSupport"]),
         .testTarget(
-            name: "SpeakPiperTests", dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx", "COnnxRuntime"]),
+            name: "SpeakPiperTests",
+            dependencies: ["SpeakPiper", "SpeakKit", "SpeakPocketSphinx", "COnnxRuntime", "SpeakTestSupport"]),
         .testTarget(
             name: "SpeakServerTests",
             dependencies: ["SpeakServer", "SpeakKit", "SpeakMedia", "SpeakCLI", "SpeakTestSupport"]),

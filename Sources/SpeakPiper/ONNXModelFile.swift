@@ -25,6 +25,90 @@ enum ONNXModelFile {
         return metadata
     }
 
+    /// A graph input or output as the file declares it: its name, element type (ONNX's
+    /// `TensorProto.DataType`: 1 float, 7 int64) and dimensions, `nil` for a symbolic one (a batch).
+    struct Value: Equatable, Sendable {
+        var name: String
+        var elementType: Int
+        var dimensions: [Int?]
+    }
+
+    /// The graph's inputs (less those an initializer gives a value) and outputs, in the file's order
+    /// (`GraphProto` field 11 and 12, each a `ValueInfoProto` whose `TypeProto.Tensor` has
+    /// `elem_type` = 1 and `shape` = 2, a `TensorShapeProto` of `dim` = 1 with `dim_value` = 1).
+    static func signature(of url: URL) throws(PiperError) -> (inputs: [Value], outputs: [Value]) {
+        let data: Data
+        do { data = try Data(contentsOf: url, options: .alwaysMapped) } catch {
+            throw .corruptModel(url.path, "cannot be read")
+        }
+        let read = data.withUnsafeBytes { bytes -> (inputs: [Value], outputs: [Value])? in
+            guard let graph = messages(bytes, field: graphField).first else { return nil }
+            let initialized = Set(
+                messages(graph, field: 5).compactMap { strings(messages($0, field: 8)).first })
+            func values(_ field: Int) -> [Value]? {
+                let values = messages(graph, field: field).map(value)
+                return values.contains(nil) ? nil : values.compactMap { $0 }
+            }
+            guard let inputs = values(11), let outputs = values(12) else { return nil }
+            return (inputs.filter { !initialized.contains($0.name) }, outputs)
+        }
+        guard let read else { throw .corruptModel(url.path, "not an ONNX model, or truncated") }
+        return read
+    }
+
+    private static func value(_ info: UnsafeRawBufferPointer) -> Value? {
+        guard let name = strings(messages(info, field: 1)).first else { return nil }
+        let tensor = messages(info, field: 2).first.flatMap { messages($0, field: 1).first }
+        guard let tensor, let type = integers(tensor, field: 1).first else { return nil }
+        let dimensions = messages(tensor, field: 2).first.map { shape in
+            messages(shape, field: 1).map { integers($0, field: 1).first.map { Int(truncatingIfNeeded: $0) } }
+        }
+        return Value(name: name, elementType: Int(type), dimensions: dimensions ?? [])
+    }
+
+    /// The length-delimited fields numbered `field` of a message; none when it does not parse.
+    private static func messages(_ bytes: UnsafeRawBufferPointer, field: Int) -> [UnsafeRawBufferPointer] {
+        var found: [UnsafeRawBufferPointer] = []
+        let whole = fields(bytes) { number, payload, _ in if number == field, let payload { found.append(payload) } }
+        return whole ? found : []
+    }
+
+    /// The varint fields numbered `field` of a message.
+    private static func integers(_ bytes: UnsafeRawBufferPointer, field: Int) -> [UInt64] {
+        var found: [UInt64] = []
+        let whole = fields(bytes) { number, _, integer in if number == field, let integer { found.append(integer) } }
+        return whole ? found : []
+    }
+
+    private static func strings(_ payloads: [UnsafeRawBufferPointer]) -> [String] {
+        payloads.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with each field's number and its payload (length-delimited) or value (varint);
+    /// false when the message does not parse.
+    private static func fields(
+        _ bytes: UnsafeRawBufferPointer, _ body: (Int, UnsafeRawBufferPointer?, UInt64?) -> Void
+    ) -> Bool {
+        var reader = Reader(bytes: bytes)
+        while !reader.atEnd {
+            guard let tag = reader.varint(), tag >> 3 > 0 else { return false }
+            switch tag & 7 {
+            case 0:
+                guard let integer = reader.varint() else { return false }
+                body(Int(tag >> 3), nil, integer)
+            case 1: guard reader.skip(8) else { return false }
+            case 5: guard reader.skip(4) else { return false }
+            case 2:
+                guard let length = reader.varint(), let payload = reader.take(Int(exactly: length) ?? -1) else {
+                    return false
+                }
+                body(Int(tag >> 3), payload, nil)
+            default: return false
+            }
+        }
+        return true
+    }
+
     private static func walk(_ bytes: UnsafeRawBufferPointer) -> ([String: String], Bool)? {
         var reader = Reader(bytes: bytes)
         var metadata: [String: String] = [:]

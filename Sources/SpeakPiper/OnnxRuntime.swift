@@ -85,14 +85,22 @@ final class OnnxRuntime: @unchecked Sendable {
     /// A session on the model at `path`, on the environment's thread pool. `optimizationLevel` is
     /// ONNX Runtime's graph optimisation level (0 for a model saved optimised), `nil` for its
     /// default; `arena` keeps ONNX Runtime's CPU arena, which grows to the largest run and never
-    /// shrinks, where without it each run's memory is freed after the run.
-    func session(_ path: String, optimizationLevel: Int?, arena: Bool) throws(PiperError) -> OnnxSession {
+    /// shrinks, where without it each run's memory is freed after the run. `ownThreads` gives the
+    /// session its own intra-op threads (1: the calling thread alone) in place of the shared pool.
+    func session(_ path: String, optimizationLevel: Int?, arena: Bool, ownThreads: Int? = nil) throws(PiperError)
+        -> OnnxSession
+    {
         var options: OpaquePointer?
         try Self.check(api, api.CreateSessionOptions(&options), path)
         guard let options else { throw .loadFailed(path, "no session options") }
         defer { api.ReleaseSessionOptions(options) }
         do throws(PiperError) {
-            try Self.check(api, api.DisablePerSessionThreads(options), path)
+            if let ownThreads {
+                try Self.check(api, api.SetIntraOpNumThreads(options, Int32(ownThreads)), path)
+                try Self.check(api, api.SetInterOpNumThreads(options, 1), path)
+            } else {
+                try Self.check(api, api.DisablePerSessionThreads(options), path)
+            }
             if let optimizationLevel {
                 try Self.check(api, api.SetSessionGraphOptimizationLevel(options, Int32(optimizationLevel)), path)
             }
@@ -157,6 +165,13 @@ final class OnnxSession: @unchecked Sendable {
     func run(_ inputs: [OnnxInput], output: String, shrinkingArena: Bool = false) throws(PiperError)
         -> (values: [Float], shape: [Int])
     {
+        try run(inputs, outputs: [output], shrinkingArena: shrinkingArena)[0]
+    }
+
+    /// Runs the model on `inputs` and returns its float outputs named `outputs`, in that order.
+    func run(_ inputs: [OnnxInput], outputs: [String], shrinkingArena: Bool = false) throws(PiperError)
+        -> [(values: [Float], shape: [Int])]
+    {
         let api = runtime.api
         var options: OpaquePointer?
         defer { if let options { api.ReleaseRunOptions(options) } }
@@ -192,24 +207,35 @@ final class OnnxSession: @unchecked Sendable {
             values.append(try runtime.tensor(tensor, shape: input.shape.map(Int64.init), type: type, path: path))
         }
         let names = inputs.map { strdup($0.name) }
-        let outputName = strdup(output)
+        let outputNames = outputs.map { strdup($0) }
         defer {
-            for name in names { free(name) }
-            free(outputName)
+            for name in names + outputNames { free(name) }
         }
-        var result: OpaquePointer?
+        var results = [OpaquePointer?](repeating: nil, count: outputs.count)
         let status = names.map { UnsafePointer($0) }.withUnsafeBufferPointer { inputNames in
             values.withUnsafeBufferPointer { inputValues in
-                withUnsafePointer(to: UnsafePointer(outputName)) { outputNames in
-                    api.Run(
-                        session, options, inputNames.baseAddress, inputValues.baseAddress, inputs.count, outputNames, 1,
-                        &result)
+                outputNames.map { UnsafePointer($0) }.withUnsafeBufferPointer { outputNames in
+                    results.withUnsafeMutableBufferPointer { results in
+                        api.Run(
+                            session, options, inputNames.baseAddress, inputValues.baseAddress, inputs.count,
+                            outputNames.baseAddress, outputs.count, results.baseAddress)
+                    }
                 }
             }
         }
+        defer { for result in results { if let result { api.ReleaseValue(result) } } }
         try OnnxRuntime.check(api, status, path)
-        guard let result else { throw .generationFailed(path, "no output") }
-        defer { api.ReleaseValue(result) }
+        var floats: [(values: [Float], shape: [Int])] = []
+        for result in results {
+            guard let result else { throw .generationFailed(path, "no output") }
+            floats.append(try self.floats(of: result))
+        }
+        return floats
+    }
+
+    /// A float tensor's values and shape.
+    private func floats(of result: OpaquePointer) throws(PiperError) -> (values: [Float], shape: [Int]) {
+        let api = runtime.api
         var info: OpaquePointer?
         try OnnxRuntime.check(api, api.GetTensorTypeAndShape(result, &info), path)
         guard let info else { throw .generationFailed(path, "no output shape") }
