@@ -45,10 +45,21 @@ enum Engines {
     /// SpeakKit's codecs and FFmpeg's, for every command and the server.
     static let codecs = Codecs.ffmpeg
 
-    /// How every command's audio reaches `transcriber`: files of any format through FFmpeg.
+    /// How every command's audio reaches `transcriber`: files of any format through FFmpeg; a live
+    /// session's turns told by ``voiceActivity``.
     static func transcription(_ transcriber: any Transcriber) -> TranscriptionEngine {
-        TranscriptionEngine(transcriber: transcriber, decoder: codecs.decoder)
+        TranscriptionEngine(transcriber: transcriber, decoder: codecs.decoder, voiceActivity: voiceActivity)
     }
+
+    /// Silero VAD when its model is installed (in the directories Whisper models are looked up in),
+    /// else the level detector; a model that cannot be used is said once on stderr. Its session is
+    /// made by the first live session, not here.
+    static let voiceActivity: VoiceActivity = {
+        guard let path = SileroModel.find(in: WhisperModel.searchDirectories()) else { return .level }
+        return SileroModel.voiceActivity(at: path) { error in
+            FileHandle.standardError.write(Data("speak: \(error); telling speech by its level instead\n".utf8))
+        }
+    }()
 
     /// The transcriber for `speak transcribe`, `speak ask` and `speak serve`, chosen here only: the
     /// named upstream; else Whisper when a model is installed (or `--engine whisper` asks), else
