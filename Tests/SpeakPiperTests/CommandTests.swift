@@ -42,6 +42,26 @@ final class CommandTests {
         }
         let piper = try loaded([full, "-v", "joe", "-o", output, "Build passed"])
         #expect(runtime.allSatisfy { name in piper.contains { $0.contains(name) } })
+        // Transcription composes Silero VAD, whose session only a live session makes.
+        let transcribed = try loaded([full, "transcribe", "--engine", "pocketsphinx", output])
+        #expect(!transcribed.contains { line in runtime.contains { line.contains($0) } })
+    }
+
+    @Test("a Silero VAD model that cannot be used is said once, and transcription goes on")
+    func unusableSilero() throws {
+        let models = scratch.appendingPathComponent("models")
+        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+        let installed = URL(fileURLWithPath: "/usr/local/share/speak/models/" + SileroModel.fileName)
+        let truncated = models.appendingPathComponent(SileroModel.fileName)
+        try Data(contentsOf: installed).prefix(4096).write(to: truncated)
+        let audio = scratch.appendingPathComponent("x.wav").path
+        #expect(try Command.run([full, "-o", audio, "Build passed"]).status == 0)
+        var environment = ProcessInfo.processInfo.environment
+        environment["SPEAK_MODELS"] = models.path
+        let result = try Command.run([full, "transcribe", "--engine", "pocketsphinx", audio], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n").filter { $0.contains("Silero") }
+        #expect(lines.count == 1 && lines[0].contains(truncated.path), "\(result.stderr)")
     }
 
     @Test("a Piper voice as shipped, dropped into a models directory, speaks with nothing written anywhere")
