@@ -30,3 +30,8 @@ static inline int speak_connection_socket(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info ? info->connect_fd : -1;
 }
+
+/* MHD_upgrade_action is variadic, which Swift cannot call: closes an upgraded connection's socket. */
+static inline enum MHD_Result speak_upgrade_close(struct MHD_UpgradeResponseHandle *handle) {
+    return MHD_upgrade_action(handle, MHD_UPGRADE_ACTION_CLOSE);
+}

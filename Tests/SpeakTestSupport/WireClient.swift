@@ -99,7 +99,7 @@ public struct WireClient: ServiceClient, Sendable {
     }
 
     /// A TCP connection to `host:port` (an IPv4 address), from `source` when given.
-    static func connect(host: String, port: Int, from source: String?) -> Result<Int32, WireError> {
+    public static func connect(host: String, port: Int, from source: String?) -> Result<Int32, WireError> {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return .failure(error("socket")) }
         func address(_ text: String, _ port: Int) -> sockaddr_in? {

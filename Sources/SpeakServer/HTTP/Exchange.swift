@@ -19,6 +19,10 @@ final class Exchange: @unchecked Sendable {  // touched by one libmicrohttpd thr
     /// Guarded by ``Suspensions``'s lock: the answer computed while the connection was suspended.
     var ready: (response: HTTPResponse, stream: ResponseStream?)?
     var connection: OpaquePointer?
+    /// The session a queued 101 hands its connection to, until the upgrade happens.
+    var upgrade: WebSocket.Session?
+    /// The connection is a WebSocket's now: no longer counted as a request in flight.
+    var upgraded = false
 
     init(request: HTTPRequest, policy: HTTPServer.BodyPolicy) {
         self.request = request

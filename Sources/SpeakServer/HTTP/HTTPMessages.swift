@@ -66,6 +66,9 @@ public struct HTTPResponse: Sendable {
         /// The whole response is computed on the server's pool of response threads (an upstream
         /// fetch, playback), while the connection waits suspended.
         case deferred(@Sendable () -> HTTPResponse)
+        /// A 101 (``WebSocket/upgrade(_:session:)`` makes it): the connection is then a
+        /// WebSocket, run by the session on a thread of its own.
+        case upgrade(WebSocket.Session)
     }
 
     public var status: Int

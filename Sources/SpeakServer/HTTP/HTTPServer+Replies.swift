@@ -58,6 +58,10 @@ extension HTTPServer {
     /// The request is over: its connection waits `idleTimeout` again for the next one. A reply
     /// the client stopped taking is logged, once.
     func completed(_ exchange: Exchange, on connection: OpaquePointer?, reason: MHD_RequestTerminationCode) {
+        // A WebSocket's connection left the requests in flight when it was upgraded.
+        if exchange.upgraded { return }
+        // A 101 queued, but the connection ended before the upgrade: its slot is free.
+        if exchange.upgrade != nil { upgrades.release() }
         inFlight.add(-1)
         guard let reply = exchange.reply else { return }
         // MHD_REQUEST_TERMINATED_COMPLETED_OK and _TIMEOUT_REACHED.

@@ -21,6 +21,7 @@ extension HTTPServer {
         let response = handler(exchange.request)
         switch response.body {
         case .data: return send(response, on: connection, for: exchange)
+        case .upgrade(let session): return upgrade(response, to: session, on: connection, for: exchange)
         case .deferred(let compute):
             guard suspensions.suspend(exchange, connection) else {
                 return send(Self.ending, on: connection, for: exchange)

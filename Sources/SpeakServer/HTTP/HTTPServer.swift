@@ -8,6 +8,9 @@ import Synchronization
 /// threads, so they answer at once; slow work goes into `.stream` or `.deferred` bodies, which
 /// run on a bounded pool of threads while the connection waits suspended.
 ///
+/// A handler may answer with ``HTTPResponse/Body/upgrade(_:)`` (``WebSocket/upgrade(_:session:)``):
+/// the connection then becomes a WebSocket whose session runs on a thread of its own.
+///
 /// Connections are accepted here, not by libmicrohttpd, so one past the limit gets a 503 instead
 /// of a silent close (or, for `/health`, its answer); idle ones are closed after `idleTimeout`, and
 /// a reply the client stops taking after `sendTimeout`. Every suspended connection is
@@ -48,16 +51,27 @@ public final class HTTPServer: Sendable {
         /// Connections past `connections` still read for a `GET /health` (anything else gets the
         /// 503), so a monitor sees the server alive while clients hold every slot.
         public var healthSlots: Int
+        /// WebSocket sessions open at most (each has a thread, and may keep a core busy); one more
+        /// handshake gets a 503.
+        public var webSockets: Int
+        /// The largest WebSocket message taken; a larger one closes the connection with 1009.
+        public var webSocketMessageBytes: Int
+        /// Seconds a WebSocket may go without a frame from its client (clients ping meanwhile).
+        public var webSocketIdleTimeout: Int
 
         public init(
             connections: Int = 2048, idleTimeout: Int = 15, sendTimeout: Int = 60, responseThreads: Int = 64,
-            healthSlots: Int = 8
+            healthSlots: Int = 8, webSockets: Int = 8, webSocketMessageBytes: Int = 1 << 20,
+            webSocketIdleTimeout: Int = 120
         ) {
             self.connections = max(1, connections)
             self.idleTimeout = max(1, idleTimeout)
             self.sendTimeout = max(1, sendTimeout)
             self.responseThreads = max(1, responseThreads)
             self.healthSlots = max(0, healthSlots)
+            self.webSockets = max(0, webSockets)
+            self.webSocketMessageBytes = max(125, webSocketMessageBytes)
+            self.webSocketIdleTimeout = max(1, webSocketIdleTimeout)
         }
     }
 
@@ -79,6 +93,8 @@ public final class HTTPServer: Sendable {
     /// Connections accepted and not yet closed.
     let open = Gauge()
     let suspensions = Suspensions()
+    /// WebSocket sessions, slots and sockets.
+    let upgrades = Upgrades()
     let responders: ThreadPool
     let acceptorDone = DispatchSemaphore(value: 0)
     /// Set once shutdown starts: every answer then closes its connection.
@@ -145,7 +161,7 @@ public final class HTTPServer: Sendable {
         ]
         let flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-            | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue
+            | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue | MHD_ALLOW_UPGRADE.rawValue
         let daemon = options.withUnsafeMutableBufferPointer { items in
             withVaList([MHD_OPTION.ARRAY.rawValue, items.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
                 MHD_start_daemon_va(UInt32(flags), 0, nil, nil, accessHandler, context, arguments)
@@ -162,15 +178,17 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Stops accepting connections and lets the requests in flight finish for up to `timeout`
-    /// seconds. Any still running then are ended: a deferred answer becomes a 503, a stream is cut
-    /// short. Then the daemon stops, with no connection left suspended.
+    /// Stops accepting connections, closes every WebSocket session (1001) and lets the requests in
+    /// flight finish for up to `timeout` seconds. Any still running then are ended: a deferred
+    /// answer becomes a 503, a stream is cut short. Then the daemon stops, with no connection left
+    /// suspended.
     public func shutdown(timeout: TimeInterval = 30) {
         guard let daemon = running.withLock({ $0.take() })?.pointer else { return }
         stopping.store(true, ordering: .sequentiallyConsistent)
         // Wakes the acceptor, which closes the socket.
         Glibc.shutdown(listener, Int32(SHUT_RDWR))
         acceptorDone.wait()
+        upgrades.endAll()
         inFlight.wait(untilAtMost: 0, deadline: Date().addingTimeInterval(timeout))
         if suspensions.endAll() > 0 {
             // The ended requests answer and complete on libmicrohttpd's threads; a moment for that.

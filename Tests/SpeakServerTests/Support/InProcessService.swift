@@ -136,6 +136,9 @@ extension ServiceAnswer {
             self.init(answer)
         case .stream(let produce):
             self = Self.run(produce, response)
+        case .upgrade:
+            // The handshake's answer; the WebSocket itself needs a socket (WireService).
+            self.init(status: response.status, headers: response.headers, body: Data())
         }
     }
 
