@@ -117,6 +117,7 @@ if Context.environment["SPEAK_FUZZ"] != nil {
         ("fuzz-voice", "Voice", ["SpeakKit"]),
         ("fuzz-configuration", "Configuration", ["SpeakServer"]),
         ("fuzz-wyoming", "Wyoming", ["SpeakWyoming"]),
+        ("fuzz-websocket", "WebSocket", ["SpeakServer"]),
     ]
     package.targets.append(.target(name: "FuzzDriver", path: "Tests/Fuzz/Driver"))
     for harness in harnesses {
