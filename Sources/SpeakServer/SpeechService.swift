@@ -99,6 +99,8 @@ public final class SpeechService: Sendable {
             Route(method: "POST", path: "/v1/audio/translations", body: .upload) {
                 try $0.transcribe($1, openAI: true, translate: true)
             },
+            // OpenAI's Realtime API, transcription sessions: a WebSocket (RealtimeTranscription).
+            Route(method: "GET", path: "/v1/realtime") { try $0.realtime($1) },
         ]
         // One model each, as the openai package's `models.retrieve("tts-1")` asks.
         + (models + transcriptionModels).map { id in
