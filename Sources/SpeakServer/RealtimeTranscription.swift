@@ -15,8 +15,8 @@ final class RealtimeTranscription {
     /// The most audio one append may carry, in seconds (an event of OpenAI's may be 15 MiB).
     static let maximumAppendSeconds = 10.0
     /// How far ahead of the wall clock a client's audio may run (a client catching up after a
-    /// stall sends faster for a while); past it appends are refused, so a session costs what
-    /// real time costs.
+    /// stall sends faster for a while): the credit of a token bucket that fills at real time up
+    /// to this. Past it appends are refused, so a session costs what real time costs.
     static let maximumLead = 10.0
     static let rate = 24000
 
@@ -31,9 +31,9 @@ final class RealtimeTranscription {
     private var previousItem: String?
     private var itemHasText = false
     private var itemCount = 0
-    /// Seconds of audio taken, and when the first of it came.
-    private var audioSeconds = 0.0
-    private var firstAudio: Date?
+    /// Seconds of audio the client may still send at once, as of `lastAudio`.
+    private var credit = RealtimeTranscription.maximumLead
+    private var lastAudio = Date()
 
     /// What `session.update` can change.
     struct Configuration {
@@ -239,14 +239,15 @@ final class RealtimeTranscription {
             throw ClientError(message: "'audio' is not base64", code: "invalid_value", param: "audio")
         }
         let seconds = Double(bytes.count) / Double(2 * Self.rate)
-        let start = firstAudio ?? Date()
-        guard audioSeconds + seconds <= -start.timeIntervalSinceNow + Self.maximumLead else {
+        let now = Date()
+        credit = min(Self.maximumLead, credit + now.timeIntervalSince(lastAudio))
+        lastAudio = now
+        guard seconds <= credit else {
             throw ClientError(
                 message: "audio is arriving faster than real time (more than \(Int(Self.maximumLead)) s ahead); "
                     + "this append was dropped", code: "input_audio_buffer_too_fast", param: "audio")
         }
-        firstAudio = start
-        audioSeconds += seconds
+        credit -= seconds
         relay(try live.append(Array(bytes)))
     }
 

@@ -94,6 +94,26 @@ struct WebSocketServerTests {
         #expect(answer.headers.contains { $0.0.lowercased() == "upgrade" && $0.1 == "websocket" })
     }
 
+    @Test("shutdown ends a session still sending to a client that stopped reading, and returns")
+    func shutdownWithStuckSender() throws {
+        let ended = Locked(false)
+        let flood: HTTPServer.Handler = { request in
+            (try? WebSocket.upgrade(request) { connection in
+                let block = String(repeating: "x", count: 60_000)
+                while (try? connection.send(text: block)) != nil {}
+                ended.withLock { $0 = true }
+            }) ?? .text("no")
+        }
+        let server = try HTTPServer(
+            host: "127.0.0.1", port: 0, threads: 2, limits: HTTPServer.Limits(sendTimeout: 3600),
+            bodyPolicy: { _, _ in .init(maximumBytes: 1024) }, handler: flood)
+        let client = try WebSocketClient(port: server.port, path: "/flood")
+        #expect(client.status == 101)
+        // The client reads nothing more: the session's sends fill both sockets' buffers and wait.
+        server.shutdown(timeout: 1)
+        #expect(ended.withLock { $0 }, "shutdown returned with the session still running")
+    }
+
     @Test("shutdown closes open sessions with 1001 and returns")
     func shutdownClosesSessions() throws {
         let server = try Self.server()

@@ -129,15 +129,23 @@ final class Upgrades: Sendable {
     }
 
     /// Refuses new sessions and wakes every running one (its reading ends, it closes with 1001),
-    /// then waits until all have closed their sockets.
-    func endAll() {
-        state.withLock { state in
-            state.ending = true
-            for socket in state.sockets.values { Glibc.shutdown(socket, Int32(SHUT_RD)) }
-        }
+    /// then waits until all have closed their sockets. One still sending after `grace` seconds
+    /// (to a client that stopped reading) has its socket shut for writing too, which fails the send.
+    func endAll(grace: TimeInterval = 2) {
+        shutAll(SHUT_RD)
+        held.wait(untilAtMost: 0, deadline: Date().addingTimeInterval(grace))
+        guard held.value > 0 else { return }
+        shutAll(SHUT_RDWR)
         // No deadline: libmicrohttpd frees a session's connection at MHD_stop_daemon, and a
         // session still running then would close a freed handle. Each ends within its current
         // step (a decode) once woken.
         held.wait(untilAtMost: 0, deadline: .distantFuture)
+    }
+
+    private func shutAll(_ how: Int) {
+        state.withLock { state in
+            state.ending = true
+            for socket in state.sockets.values { Glibc.shutdown(socket, Int32(how)) }
+        }
     }
 }
