@@ -13,6 +13,7 @@ enum AskCommand {
         var expect: [String]?
         var json = false
         var keep = false
+        var live = false
         var voiceName: String?
         var device = Player.defaultDevice
         var upstream: TranscriptionUpstream?
@@ -29,7 +30,7 @@ enum AskCommand {
 
                 usage: speak ask "Deploy to production?" [--expect "yes|no"] [--json] [-v voice] [-a device]
                                  [--mic device] [--max-seconds 15] [--timeout 5] [--keep] [--max-duration SECONDS]
-                                 [--server URL [--token T] | --openai URL [--model M] [--key-env NAME]]
+                                 [--live] [--server URL [--token T] | --openai URL [--model M] [--key-env NAME]]
                 """,
             flags: [
                 .value("--expect", value: "\"A|B\"", help: "the answers expected: recognition picks one of them") {
@@ -37,6 +38,9 @@ enum AskCommand {
                 },
                 .switch("--json", help: "print {\"text\", …} instead of the text") { $0.json = true },
                 .switch("--keep", help: "keep the recording in the spool once transcribed") { $0.keep = true },
+                .switch(
+                    "--live", help: "show the answer's words as they are spoken, on standard error if it is a terminal"
+                ) { $0.live = true },
                 .value("-v", "--voice", value: "NAME", help: "the voice that asks") { $0.voiceName = $1 },
                 .value("-a", "--device", value: "NAME", help: "ALSA playback device") { $0.device = $1 },
                 .value("--mic", value: "NAME", help: "ALSA capture device") { $0.recording.device = $1 },
@@ -92,7 +96,14 @@ enum AskCommand {
             // 2. The answer.
             let answer: Recording
             do {
-                answer = try RecordCommand.record(with: recording, meter: false)
+                if parsed.live, isatty(STDERR_FILENO) == 1 {
+                    // Only shown: the answer printed is transcribed from the recording, as without.
+                    let session = try transcription.live(.transcription, options: .init())
+                    answer = try LiveCaptions(session: session, style: .terminal, descriptor: STDERR_FILENO)
+                        .caption(recording: recording)
+                } else {
+                    answer = try RecordCommand.record(with: recording, meter: false)
+                }
             } catch {
                 // Before anything worth keeping was recorded (it was too short).
                 if Interrupt.requested { throw PlaybackInterrupted() }

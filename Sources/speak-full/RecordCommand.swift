@@ -12,6 +12,10 @@ enum RecordCommand {
         var fileFormat: String?
         var options = Recorder.Options()
         var quiet = false
+        var live = false
+        var json = false
+        var language: String?
+        var local = Engines.LocalTranscriber()
     }
 
     static var flags: CommandFlags<Arguments> {
@@ -21,11 +25,14 @@ enum RecordCommand {
                 speak record: record from the microphone (16 kHz mono), into the spool or a file.
 
                 usage: speak record [-o file.wav|file.mp3|-] [--file-format wav|mp3] [--max-seconds N] [--until-silence]
-                                    [-a device] [--quiet]
+                                    [-a device] [--quiet] [--live [--json] [--language en] [--model base]]
 
                 Stops on Enter or Ctrl-C, after --max-seconds, at 25 MB, or with --until-silence once speech
                 was heard and then 1 s of silence. Without -o the recording stays in the spool (its path is
                 printed) until `speak transcribe --pending` has transcribed it.
+                With --live the words are printed as they are spoken: on a terminal the line is rewritten as
+                they settle (the words that may still change dimmed); elsewhere each turn is one line once
+                its speaker pauses; --json prints every event. The recording, captioned, leaves the spool.
                 """,
             flags: [
                 .value(
@@ -47,7 +54,18 @@ enum RecordCommand {
                     $0.options.untilSilence = EndPointer.Settings()
                 },
                 .switch("-q", "--quiet", help: "no level meter") { $0.quiet = true },
-            ])
+                .switch("--live", help: "print the words as they are spoken, instead of the meter") { $0.live = true },
+                .switch(
+                    "--json",
+                    help: """
+                        with --live, one event a line: {"type": "partial"|"final"|"completed"|"speech_started"|
+                        "speech_stopped", "text", "start", "end", "time"}, times in seconds
+                        """
+                ) { $0.json = true },
+                .value("--language", value: "CODE", help: "with --live, the language spoken (en, de…)") {
+                    $0.language = $1
+                },
+            ] + TranscriptionFlags.local(\.local))
     }
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -57,11 +75,29 @@ enum RecordCommand {
                 throw UsageError("speak record takes no text, not '\(word)' (speak record --help)")
             }
             let (output, options) = (parsed.output, parsed.options)
+            let local = parsed.local
+            guard
+                parsed.live
+                    || !parsed.json && parsed.language == nil && local.engine == nil && local.model == nil
+                        && local.beamSize == nil
+            else { throw UsageError("--json, --language, --engine, --model and --beam-size go with --live") }
             // Refused before recording, not after.
             // WAV without an extension (a FIFO, /dev/stdout), as before; a name it cannot write is refused.
             let format = try output.map { try OutputFile.format(of: $0, named: parsed.fileFormat, unnamed: .wav) }
-            let recording = try record(with: options, meter: !parsed.quiet)
-            guard let output, let format else { return print(recording.url.path) }
+            let recording: Recording
+            if parsed.live {
+                let transcription = Engines.transcription(try Engines.transcriber(upstream: nil, local: local))
+                let session = try transcription.live(.transcription, options: .init(language: parsed.language))
+                recording = try LiveCaptions(session: session, style: .of(json: parsed.json, descriptor: STDOUT_FILENO))
+                    .caption(recording: options)
+            } else {
+                recording = try record(with: options, meter: !parsed.quiet)
+            }
+            guard let output, let format else {
+                // Captioned, it is transcribed: it leaves the spool as `transcribe --pending` would take it.
+                if parsed.live { return try options.spool.markDone(recording.url, keep: false) }
+                return print(recording.url.path)
+            }
             try write(recording, to: output, as: format)
             try options.spool.markDone(recording.url, keep: false)
         }
@@ -78,6 +114,12 @@ enum RecordCommand {
                 + String(repeating: " ", count: 20 - bars) + "]"
             FileHandle.standardError.write(Data(line.utf8))
         }
+        return try record(recorder, meter: showMeter)
+    }
+
+    /// Records with `recorder` (whose meter is shown on standard error when `meter`); Enter or
+    /// Ctrl-C stops.
+    static func record(_ recorder: Recorder, meter: Bool) throws -> Recording {
         Interrupt.install()
         // Ctrl-C and a key press stop the recording; what was said is kept.
         Thread.detachNewThread {
@@ -90,7 +132,7 @@ enum RecordCommand {
                 recorder.stop()
             }
         }
-        defer { if showMeter { FileHandle.standardError.write(Data("\n".utf8)) } }
+        defer { if meter { FileHandle.standardError.write(Data("\n".utf8)) } }
         return try recorder.record()
     }
 

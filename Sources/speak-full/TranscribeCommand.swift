@@ -21,6 +21,7 @@ enum TranscribeCommand {
                 usage: speak transcribe FILE… [--expect "yes|no|cancel"] [--language en] [--translate]
                                         [--prompt TEXT] [--temperature T] [--format text|json|srt|vtt]
                                         [-o FILE] [--progress] [--max-duration SECONDS]
+                       speak transcribe --live FILE [--json]   (captions as if FILE were being spoken)
                        speak transcribe --pending [--keep]     (retry the recordings waiting in the spool)
 
                 Recognition is local unless an upstream is named (--server, --openai): Whisper
@@ -30,6 +31,9 @@ enum TranscribeCommand {
                 standard error and the others go on (the exit code is the last failure's).
                 A long file is decoded and transcribed five minutes at a time, so memory does not grow
                 with its length. A spooled recording is deleted only once its text is on disk.
+                --live plays FILE at its own pace to the live recogniser, as `speak record --live` hears a
+                microphone: on a terminal the line is rewritten as words settle; elsewhere each turn is
+                one line once its speaker pauses; --json prints every event, one a line.
                 """,
             flags: [
                 .value(
@@ -72,6 +76,14 @@ enum TranscribeCommand {
                     $0.format = format
                 },
                 .switch("--json", help: "--format json") { $0.format = .json },
+                .switch(
+                    "--live",
+                    help: """
+                        captions of one FILE played at its own pace; with --json one event a line: {"type":
+                        "partial"|"final"|"completed"|"speech_started"|"speech_stopped", "text", "start", "end",
+                        "time"}, times in seconds
+                        """
+                ) { $0.live = true },
                 .value(
                     "-o", "--output", value: "FILE",
                     help: "append the lines to FILE instead of printing them (subtitles replace FILE)"
@@ -104,6 +116,7 @@ enum TranscribeCommand {
         var pending = false
         var keep = false
         var progress = false
+        var live = false
         var output: String?
         var maximumSeconds = TranscriptionEngine.defaultMaximumSeconds
         var upstream: TranscriptionUpstream?
@@ -119,6 +132,15 @@ enum TranscribeCommand {
             }
             if format.isSubtitles, pending || files.count > 1 {
                 throw UsageError("--format \(format.rawValue) takes one file: subtitles are one recording's")
+            }
+            if live {
+                guard !pending, files.count == 1 else { throw UsageError("--live takes one file, played at its pace") }
+                guard !format.isSubtitles else {
+                    throw UsageError("--live prints captions, not --format \(format.rawValue)")
+                }
+                guard output == nil, !progress else {
+                    throw UsageError("--live prints to standard output, without -o or --progress")
+                }
             }
             for name in files + [output].compactMap({ $0 }) { try RawArguments.checkFileName(name) }
         }
@@ -140,6 +162,11 @@ enum TranscribeCommand {
         runReporting {
             let arguments = try Arguments(arguments)
             let transcription = try arguments.makeTranscription()
+            if arguments.live {
+                return try caption(
+                    arguments.files[0], with: transcription, options: arguments.options,
+                    maximumSeconds: arguments.maximumSeconds, json: arguments.format == .json)
+            }
             func transcript(of file: String) throws -> Transcript {
                 var options = arguments.options
                 let bar = arguments.progress ? ProgressBar(label: file) : nil
@@ -203,11 +230,41 @@ enum TranscribeCommand {
     static func transcript(
         of path: String, engine: TranscriptionEngine, options: TranscriptionOptions, maximumSeconds: Int
     ) throws -> Transcript {
+        try decoding(path) { input in
+            try engine.transcribe(descriptor: input.descriptor, maximumSeconds: maximumSeconds, options: options)
+        }
+    }
+
+    /// `--live`: `path` decoded as ``transcript(of:engine:options:maximumSeconds:)`` decodes it, and
+    /// played at its own pace to a live session, whose captions are printed as they come. A file
+    /// past `maximumSeconds` is refused before any of it is played; one where nothing is understood
+    /// is ``ExitCode/notUnderstood`` once it is over.
+    static func caption(
+        _ path: String, with engine: TranscriptionEngine, options: TranscriptionOptions, maximumSeconds: Int,
+        json: Bool
+    ) throws {
+        let rate = TranscriptionEngine.sampleRate
+        let captions = LiveCaptions(
+            session: try engine.live(.transcription, options: options),
+            style: .of(json: json, descriptor: STDOUT_FILENO))
+        try decoding(path) { input in
+            func decoded() throws -> any DecodedAudioStream {
+                try engine.decoder.stream(
+                    descriptor: input.descriptor, sampleRate: rate, maximumSeconds: maximumSeconds)
+            }
+            guard try decoded().skipToEnd() >= rate / 100 else { throw AudioFileError.tooShort }
+            try captions.play(decoded())
+        }
+        guard !captions.turns.isEmpty else {
+            throw InputError(code: .notUnderstood, message: "\(path): nothing understood (empty transcript)")
+        }
+    }
+
+    /// Runs `body` with `path` open; audio it cannot take is ``InputError`` 65 naming `path`.
+    private static func decoding<Result>(_ path: String, _ body: (AudioFileInput) throws -> Result) throws -> Result {
         let input = try AudioFileInput(path: path)
         do {
-            return try withExtendedLifetime(input) {
-                try engine.transcribe(descriptor: input.descriptor, maximumSeconds: maximumSeconds, options: options)
-            }
+            return try withExtendedLifetime(input) { try body(input) }
         } catch AudioFileError.tooLong(let limit) {
             let reason = "is longer than \(limit) s, the most speak transcribes (--max-duration allows more)"
             throw InputError(code: .dataError, message: "\(path) \(reason)")

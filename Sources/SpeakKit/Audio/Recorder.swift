@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// `record()` blocks its thread while recording; `stop()` and `cancel()` may be called from any
 /// thread (a key press, a Ctrl-C handler, an HTTP request) and take effect within one read (≤ 50 ms).
-/// Every change of `status` is handed to `onChange`, on the recording thread: keep it short.
+/// Every change of `status` is handed to `onChange`, and every read's samples to `onAudio` (live
+/// captions), on the recording thread: keep them short.
 public final class Recorder: Sendable {
     public static let sampleRate = 16000
     /// Recordings shorter than this are refused with `RecorderError.tooShort`.
@@ -62,6 +63,7 @@ public final class Recorder: Sendable {
 
     public let options: Options
     private let onChange: @Sendable (Status) -> Void
+    private let onAudio: (@Sendable (UnsafeBufferPointer<Int16>) -> Void)?
     private let current = Locked(Status(state: .idle, level: 0, duration: 0))
     /// 0: keep going, 1: stop, 2: cancel. Cleared when `record()` returns.
     private let request = Atomic<Int>(0)
@@ -74,9 +76,13 @@ public final class Recorder: Sendable {
     /// Frames the level is measured over: 50 ms.
     private static let levelWindow = sampleRate / 20
 
-    public init(options: Options = .init(), onChange: @escaping @Sendable (Status) -> Void = { _ in }) {
+    public init(
+        options: Options = .init(), onChange: @escaping @Sendable (Status) -> Void = { _ in },
+        onAudio: (@Sendable (UnsafeBufferPointer<Int16>) -> Void)? = nil
+    ) {
         self.options = options
         self.onChange = onChange
+        self.onAudio = onAudio
     }
 
     public var status: Status { current.withLock { $0 } }
@@ -192,6 +198,7 @@ public final class Recorder: Sendable {
                     }
                     try file.append(UnsafeBufferPointer(chunk))
                     meter.add(UnsafeBufferPointer(chunk))
+                    onAudio?(UnsafeBufferPointer(chunk))
                 }
             } catch {
                 failure = error
