@@ -109,7 +109,9 @@ struct WebSocketServerTests {
             bodyPolicy: { _, _ in .init(maximumBytes: 1024) }, handler: flood)
         let client = try WebSocketClient(port: server.port, path: "/flood")
         #expect(client.status == 101)
-        // The client reads nothing more: the session's sends fill both sockets' buffers and wait.
+        // One frame, so the session is running; then the client reads nothing more, and the
+        // session's sends fill both sockets' buffers and wait.
+        #expect(client.frame()?.opcode == 1)
         server.shutdown(timeout: 1)
         #expect(ended.withLock { $0 }, "shutdown returned with the session still running")
     }
