@@ -227,4 +227,27 @@ final class RealtimeTranscriptionTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1002")
     }
+
+    @Test("SIGTERM closes an open session with 1001 (going away) and the server exits cleanly")
+    func shutdownClosesSession() throws {
+        let script = """
+            import openai
+            from websockets.exceptions import ConnectionClosed
+            client = openai.OpenAI(base_url="\(server.url)/v1", websocket_base_url="ws://127.0.0.1:\(server.port)/v1",
+                                   api_key="\(server.token)")
+            with client.realtime.connect(extra_query={"intent": "transcription"}) as conn:
+                print(conn.recv().type, flush=True)
+                try:
+                    conn._connection.recv()
+                except ConnectionClosed as closed:
+                    print(closed.rcvd.code, flush=True)
+            """
+        let python = try Subprocess("/usr/bin/env", ["python3", "-c", script])
+        try poll("the session to open") { python.stdoutSoFar.contains("session.created") || python.hasExited }
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        let result = python.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").last == "1001", "\(result.stdout)")
+    }
 }
