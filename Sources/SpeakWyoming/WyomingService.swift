@@ -48,8 +48,18 @@ public struct WyomingService: Sendable {
         engine: SpeechEngine, transcriber: any Transcriber, transcriberInfo: TranscriberInfo?,
         speakers: Speakers = .none, limits: WyomingLimits = WyomingLimits(), version: String = "1.0"
     ) {
+        self.init(
+            engine: engine, transcription: TranscriptionEngine(transcriber: transcriber),
+            transcriberInfo: transcriberInfo, speakers: speakers, limits: limits, version: version)
+    }
+
+    /// On `transcription` as composed for the other front ends (its detector of speech included).
+    public init(
+        engine: SpeechEngine, transcription: TranscriptionEngine, transcriberInfo: TranscriberInfo?,
+        speakers: Speakers = .none, limits: WyomingLimits = WyomingLimits(), version: String = "1.0"
+    ) {
         self.engine = engine
-        transcription = TranscriptionEngine(transcriber: transcriber)
+        self.transcription = transcription
         self.transcriberInfo = transcriberInfo
         self.speakers = speakers
         self.limits = limits
@@ -100,7 +110,9 @@ public struct WyomingService: Sendable {
                 artifact(
                     Self.programName, "speak: \(transcriber.description)",
                     [
-                        "models": .array([model]), "supports_transcript_streaming": .bool(false),
+                        // Streamed as words become final. The client still ends the audio
+                        // where speech ends: this server's detector splits turns, it ends nothing.
+                        "models": .array([model]), "supports_transcript_streaming": .bool(true),
                         "requires_external_vad": .bool(true),
                     ]))
         }

@@ -14,15 +14,18 @@ final class WyomingSession {
     /// The stream was refused (its error sent): its chunks, Home Assistant's whole-text synthesize
     /// and its stop get no more errors of their own, one mistake being one error.
     private var refusedStream = false
-    /// Audio coming in for transcription, between `audio-start` and `audio-stop`: converted and
-    /// transcribed by the engine's stream as it comes, the session only feeds it.
-    private var recording: TranscriptionStream?
+    /// Audio coming in for transcription, between `audio-start` and `audio-stop`: transcribed live
+    /// as it comes, its final words sent as they settle (``LiveRecording``).
+    private var recording: LiveRecording?
     /// Set when a recording was refused: its remaining chunks are dropped until its `audio-stop`,
     /// so they are never taken for a new recording and a partial transcript; that stop then ends
     /// the connection, as a client waiting for the transcript would otherwise wait for ever.
     private var discarding = false
     /// `transcribe`'s language, for the audio that follows.
     private var language: String?
+    /// `transcribe`'s `vad_sensitivity`, as the seconds of quiet that end a turn of speech: the
+    /// client relies on this server to hear where speech ends, so it is told (`voice-stopped`).
+    private var turnSilence: Double?
     private var writer: EventWriter
 
     /// Samples in one `audio-chunk`, as wyoming-piper sends them.
@@ -157,6 +160,8 @@ final class WyomingSession {
             try send(WyomingEvent("synthesize-stopped"))
         case "transcribe":
             language = event.string("language")
+            recording?.language = language
+            turnSilence = event.string("vad_sensitivity").map(Self.silence(sensitivity:))
         case "audio-start":
             discarding = false
             recording = nil
@@ -170,11 +175,13 @@ final class WyomingSession {
                 discarding = true
                 throw Refusal(text: "more than \(service.limits.audioSeconds) s of audio", code: "audio-too-long")
             }
-            do { try recording!.append(event.payload) } catch {
+            let events: [WyomingEvent]
+            do { events = try recording!.append(event.payload) } catch {
                 recording = nil
                 discarding = true
                 throw Refusal(text: "cannot transcribe: \(error)", code: "transcription-failed")
             }
+            for event in events { try send(event) }
         case "audio-stop":
             // Refused audio had its error; no audio at all is an empty recording.
             guard !discarding else {
@@ -320,7 +327,15 @@ final class WyomingSession {
 
     /// The recording an `audio-start` (or a first `audio-chunk`) describes. Refused, the rest of
     /// its audio is dropped up to its `audio-stop`: one error, not one per chunk.
-    private func startRecording(_ event: WyomingEvent) throws -> TranscriptionStream {
+    ///
+    /// Every recording is transcribed live, not only a client's that reads the chunks: a client
+    /// cannot say it does, and the protocol has a streaming server send them to every client, with
+    /// the one `transcript` after them for clients that read only that (Home Assistant reads on to
+    /// it, passing the rest). A client that sends its audio faster than real time (Home
+    /// Assistant's HTTP speech-to-text, a file) costs about what one whole decode would:
+    /// LiveTranscription catches up on fast-fed audio with fewer decodes, its window is bounded,
+    /// and its detector keeps silence from the recogniser.
+    private func startRecording(_ event: WyomingEvent) throws -> LiveRecording {
         // Absent, a field takes Wyoming's default; present, it must be a whole number.
         func field(_ key: String, _ absent: Int) -> Int? { event.data[key] == nil ? absent : event.integer(key) }
         let rate = field("rate", Self.defaultAudioRate)
@@ -337,30 +352,39 @@ final class WyomingSession {
                     + "got \(given.joined(separator: ", "))",
                 code: "unsupported-audio")
         }
-        return service.transcription.stream(
-            PCMFormat(sampleRate: rate, width: width, channels: channels),
-            options: TranscriptionOptions(language: language))
+        let format = PCMFormat(sampleRate: rate, width: width, channels: channels)
+        var settings = LiveTranscription.Settings()
+        if let turnSilence { settings.silence = turnSilence }
+        do {
+            let live = try service.transcription.live(
+                format, options: TranscriptionOptions(language: language), settings: settings)
+            return LiveRecording(live, format: format, voiceEvents: turnSilence != nil)
+        } catch {
+            discarding = true
+            throw Refusal(text: "cannot transcribe: \(error)", code: "transcription-failed")
+        }
     }
 
-    /// The recording's transcript, in the language `transcribe` named (before or during the audio).
-    private func transcribe(_ recording: TranscriptionStream) throws {
-        var recording = recording
-        let requested = language
-        language = nil
-        recording.options.language = requested
-        let result: Transcript
+    /// Home Assistant's seconds of quiet for each `vad_sensitivity` (its assist pipeline's).
+    static func silence(sensitivity: String) -> Double {
+        switch sensitivity {
+        case "aggressive": 0.25
+        case "relaxed": 1.25
+        default: 0.7
+        }
+    }
+
+    /// The recording's last words and transcript, in the language `transcribe` named (before or
+    /// during the audio); the next recording starts afresh.
+    private func transcribe(_ recording: LiveRecording) throws {
+        (language, turnSilence) = (nil, nil)
+        let events: [WyomingEvent]
         do {
-            result = try recording.finish()
+            events = try recording.finish()
         } catch {
             throw Refusal(text: "cannot transcribe: \(error)", code: "transcription-failed", endsRequest: true)
         }
-        try send(transcript(result.text.trimmingWhitespace, language: result.language ?? requested))
-    }
-
-    private func transcript(_ text: String, language: String?) -> WyomingEvent {
-        var data: [String: JSONValue] = ["text": .string(text)]
-        if let language { data["language"] = .string(language) }
-        return WyomingEvent("transcript", data)
+        for event in events { try send(event) }
     }
 
     // MARK: - Writing

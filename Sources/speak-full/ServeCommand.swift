@@ -172,9 +172,10 @@ enum ServeCommand {
         let engine = SpeechEngine(
             catalog: catalog, synthesizers: Engines.serverSynthesizers(workers: workers), cache: cache,
             codecs: Engines.codecs)
+        let transcription = Engines.transcription(transcriber)
         let service = SpeechService(
             configuration: configuration, engine: engine, tokens: tokens, player: Player(device: configuration.device),
-            transcription: Engines.transcription(transcriber), uploads: uploads)
+            transcription: transcription, uploads: uploads)
         var server: HTTPServer?
         if wyoming.httpToo {
             let http = try HTTPServer(
@@ -206,7 +207,7 @@ enum ServeCommand {
         var advertisement: ZeroconfAdvertisement?
         if let address = wyoming.address {
             let wyomingService = WyomingService(
-                engine: engine, transcriber: transcriber, transcriberInfo: .init(transcriber),
+                engine: engine, transcription: transcription, transcriberInfo: .init(transcriber),
                 speakers: .init(engine: engine), limits: wyoming.limits)
             do {
                 wyomingServer = try startWyoming(address, wyomingService)
