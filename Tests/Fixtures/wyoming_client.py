@@ -9,6 +9,9 @@ usage: wyoming_client.py COMMAND PORT [ARGS...]
   stream PORT VOICE SENTENCE...          streaming; the last sentence is sent only after audio came
   transcribe PORT WAV RATE LANGUAGE [WIDTH CHANNELS]
                                          the WAV converted to RATE (and WIDTH, CHANNELS), transcribed
+  live PORT SENSITIVITY WAV...           one recording of the WAVs, each followed by silence and sent
+                                         once words came for the one before; SENSITIVITY is
+                                         vad_sensitivity, or "none": every event up to transcript-stop
   refused PORT                           audio of width 5, 20 chunks, audio-stop, describe: what came
   odd PORT                               audio-start with the rate a string, then audio-stop with no
                                          audio before it: what came back to each, up to describe's info
@@ -31,13 +34,14 @@ import sys
 import time
 import wave
 
-from wyoming.asr import Transcribe, Transcript
+from wyoming.asr import Transcribe, Transcript, TranscriptChunk, TranscriptStart, TranscriptStop
 from wyoming.audio import AudioChunk, AudioChunkConverter, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
 from wyoming.error import Error
 from wyoming.event import Event, async_read_event, async_write_event
 from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
+from wyoming.vad import VoiceStarted, VoiceStopped
 
 HOST = "127.0.0.1"
 TIMEOUT = 120
@@ -85,6 +89,8 @@ async def info(port):
                 {
                     "name": program.name,
                     "installed": program.installed,
+                    "streaming": program.supports_transcript_streaming,
+                    "external_vad": program.requires_external_vad,
                     "models": [
                         {"name": m.name, "languages": m.languages, "installed": m.installed} for m in program.models
                     ],
@@ -233,12 +239,72 @@ async def transcribe(port, wav_path, rate, language, width=2, channels=1):
             piece = chunk.audio[offset : offset + step]
             await client.write_event(AudioChunk(rate=rate, width=width, channels=channels, audio=piece).event())
         await client.write_event(AudioStop().event())
+        # As Home Assistant reads: on to the transcript, past a streaming server's other events.
         event = await read(client)
+        while event is not None and not Transcript.is_type(event.type) and not Error.is_type(event.type):
+            event = await read(client)
     if Transcript.is_type(event.type):
         transcript = Transcript.from_event(event)
         seconds = len(chunk.audio) / width / channels / rate
         return {"text": transcript.text, "language": transcript.language, "seconds": seconds}
     return {"event": event.type, "data": event.data}
+
+
+def described(event):
+    """An event as the `wyoming` package's own class reads it."""
+    if TranscriptChunk.is_type(event.type):
+        return {"type": event.type, "text": TranscriptChunk.from_event(event).text}
+    if Transcript.is_type(event.type):
+        transcript = Transcript.from_event(event)
+        return {"type": event.type, "text": transcript.text, "language": transcript.language}
+    if TranscriptStart.is_type(event.type):
+        return {"type": event.type, "language": TranscriptStart.from_event(event).language}
+    for kind in (VoiceStarted, VoiceStopped):
+        if kind.is_type(event.type):
+            return {"type": event.type, "timestamp": kind.from_event(event).timestamp}
+    if Error.is_type(event.type):
+        return {"type": event.type, "code": event.data.get("code"), "text": event.data.get("text")}
+    return {"type": event.type}
+
+
+async def live(port, sensitivity, wav_paths):
+    """One recording at 16 kHz, as a microphone's audio comes: each WAV then 1.5 s of silence (a
+    pause that ends the turn), the next WAV only once a transcript-chunk came, so those words came
+    while the audio still did. Then audio-stop, and every event up to transcript-stop."""
+    clips = []
+    for path in wav_paths:
+        with wave.open(path, "rb") as wav:
+            chunk = AudioChunk(rate=wav.getframerate(), width=wav.getsampwidth(), channels=wav.getnchannels(),
+                               audio=wav.readframes(wav.getnframes()))
+        clips.append(AudioChunkConverter(rate=16000, width=2, channels=1).convert(chunk).audio + bytes(48000))
+    request = Transcribe(language="en", vad_sensitivity=None if sensitivity == "none" else sensitivity)
+    events, before_stop = [], 0
+    async with AsyncTcpClient(HOST, port) as client:
+        await client.write_event(request.event())
+        await client.write_event(AudioStart(rate=16000, width=2, channels=1).event())
+        for audio in clips:
+            for offset in range(0, len(audio), 2048):
+                piece = audio[offset:offset + 2048]
+                await client.write_event(AudioChunk(rate=16000, width=2, channels=1, audio=piece).event())
+            while True:
+                event = await read(client)
+                if event is None:
+                    return {"events": events + [{"type": "closed"}]}
+                events.append(described(event))
+                if TranscriptChunk.is_type(event.type) or Error.is_type(event.type):
+                    break
+        before_stop = len(events)
+        await client.write_event(AudioStop().event())
+        while True:
+            event = await read(client)
+            if event is None:
+                events.append({"type": "closed"})
+                break
+            events.append(described(event))
+            if TranscriptStop.is_type(event.type):
+                break
+    return {"events": events, "before_stop": before_stop,
+            "clip_seconds": [len(audio) / 32000 for audio in clips]}
 
 
 async def answers(port, events):
@@ -515,6 +581,8 @@ def main():
     elif command == "transcribe":
         width, channels = (int(args[3]), int(args[4])) if len(args) > 4 else (2, 1)
         result = asyncio.run(transcribe(port, args[0], int(args[1]), args[2], width, channels))
+    elif command == "live":
+        result = asyncio.run(live(port, args[0], args[1:]))
     elif command == "refused":
         result = asyncio.run(refused(port))
     elif command == "odd":

@@ -195,7 +195,9 @@ final class WyomingTests {
     func oddAudio() throws {
         let reply = try server.client("odd")
         #expect(reply["string_rate"] as? [String] == ["unsupported-audio", "closed"], "\(reply)")
-        #expect(reply["stop_alone"] as? [String] == ["transcript", "info"], "\(reply)")
+        #expect(
+            reply["stop_alone"] as? [String] == ["transcript-start", "transcript", "transcript-stop", "info"],
+            "\(reply)")
     }
 
     @Test(
