@@ -53,6 +53,30 @@ final class WyomingStreamingTests {
         #expect(heard.contains("kitchen") && heard.contains("light") && heard.contains("door"), "\(text)")
     }
 
+    @Test(
+        "wyoming-bench's streaming mode, which reads chunks while it sends at real-time pace, ends on transcript-stop")
+    func bench() throws {
+        let corpus = server.directory.appendingPathComponent("corpus")
+        let voice = #"{"voice":{"name":"default"}}"#
+        let generated = try Subprocess.run(
+            "/usr/bin/env",
+            [
+                "wyoming-bench", "generate-corpus", "127.0.0.1:\(server.port)", "--out", corpus.path, "--config", voice,
+                "--texts", Self.phrases[0],
+            ])
+        try #require(generated.status == 0, "\(generated.stdout)\(generated.stderr)")
+        // 1024 samples a chunk every 64 ms: the pace of 16 kHz audio.
+        let result = try Subprocess.run(
+            "/usr/bin/env",
+            [
+                "wyoming-bench", "stt", "127.0.0.1:\(server.port)", "--corpus", corpus.path, "--mode", "streaming",
+                "--rounds", "1", "--warmup", "0", "--chunk-delay", "0.064", "--timeout", "120",
+            ])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(!result.stdout.contains("NOT SUPPORTED"), "\(result.stdout)")
+        #expect(result.stdout.contains("[streaming] ok=1 fail=0"), "\(result.stdout)")
+    }
+
     @Test("vad_sensitivity asks for voice-started and voice-stopped around each phrase, in ms of the recording")
     func voiceEvents() throws {
         let reply = try server.client("live", ["default"] + phraseFiles())
