@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SpeakCLI
 import SpeakKit
 

@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Foundation
+import Glibc
 import SpeakKit
 
 // WebSocket upgrades: the 101 queued, then the upgraded socket run by its session on a thread of

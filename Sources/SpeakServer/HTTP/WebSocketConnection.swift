@@ -1,3 +1,4 @@
+internal import CMicroHTTPD
 import Foundation
 
 /// An upgraded connection as its session sees it: messages in, messages out. Pings are answered
