@@ -14,6 +14,8 @@ struct LiveCaptionTests {
         let samples = try! sentences.flatMap { try silence + Microphone.speech($0) } + silence
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("speak-live-\(UUID()).wav")
         try! WAV.encode(PCMBuffer(sampleRate: Microphone.sampleRate, samples: samples)).write(to: file)
+        // Shared by the suite's tests, so it goes when the test process ends (CI's clean-tmp checks).
+        atexit { unlink(LiveCaptionTests.clip.file.path) }
         return (file, Double(samples.count) / Double(Microphone.sampleRate))
     }()
 
