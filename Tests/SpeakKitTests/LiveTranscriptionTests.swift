@@ -77,6 +77,22 @@ struct LiveTranscriptionTests {
         #expect(firstText.time - start.time <= settings.firstStep + 0.1, "first text at \(firstText.time) s")
     }
 
+    @Test("word times that move between decodes lose no word and repeat none", arguments: [0.2, 0.3, -0.3])
+    func driftingTimes(drift: Double) throws {
+        let script = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "again", "today"]
+        let (samples, _) = Self.audio([script])
+        let clock = AudioClock()
+        let live = LiveTranscription(
+            transcriber: BurstRecogniser(drift: drift), format: .transcription, detector: LevelDetector(),
+            now: clock.now)
+        let events = try TestAudio.feed(samples, to: live, clock: clock)
+        let finals = events.compactMap { entry -> String? in
+            if case .final(let text) = entry.event { return text } else { return nil }
+        }
+        #expect(finals.joined(separator: " ") == script.joined(separator: " "))
+        #expect(finals.count > 2, "words became final while the turn went on, not only at its end")
+    }
+
     @Test("a pause ends the turn, and the silence between turns never reaches the recogniser")
     func turns() throws {
         let (samples, spoken) = Self.audio([["hello", "world"], ["speak", "again", "now"]], pause: 3)
@@ -209,10 +225,13 @@ final class BurstRecogniser: Transcriber, @unchecked Sendable {
     /// Seconds each decode takes on `clock`.
     let cost: Double
     let clock: AudioClock?
+    /// Seconds every second decode puts each word later, as Whisper's word times move between decodes.
+    let drift: Double
 
-    init(cost: Double = 0, clock: AudioClock? = nil) {
+    init(cost: Double = 0, clock: AudioClock? = nil, drift: Double = 0) {
         self.cost = cost
         self.clock = clock
+        self.drift = drift
     }
 
     func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws -> Transcript {
@@ -244,7 +263,9 @@ final class BurstRecogniser: Transcriber, @unchecked Sendable {
                 text = String(text.prefix(2))
                 heardCutWord = true
             }
-            words.append(Transcript.Word(start: Double(first) / 100, end: Double(index) / 100, text: text))
+            let shift = heard.count % 2 == 1 ? drift : 0
+            words.append(
+                Transcript.Word(start: Double(first) / 100 + shift, end: Double(index) / 100 + shift, text: text))
         }
         heard.append(Heard(seconds: audio.duration, longestQuiet: Double(longestQuiet) / 100))
         clock?.seconds += cost

@@ -8,11 +8,12 @@ import Testing
 /// Live captions with the real recogniser: Whisper run again over each turn as speech arrives.
 @Suite("whisper live transcription", .serialized)
 struct WhisperLiveTests {
-    @Test("each turn's final text is what Whisper hears offline, to a word, and final words never change")
+    @Test("each turn's final text is what Whisper hears offline, no word lost, and final words never change")
     func turns() throws {
         let sentences = [
             "The deployment finished without errors.", "We will meet at the train station at noon.",
             "Call my sister when you arrive at the airport.",
+            "Please turn on the kitchen lights, and then the lights in the hall.",
         ]
         let whisper = try Models.tiny.get()
         let clips = try sentences.map { try Speech.clip($0, pause: 0.6) }
@@ -35,12 +36,13 @@ struct WhisperLiveTests {
         }
         #expect(completed.count == sentences.count, "\(completed)")
         #expect(finals == completed, "final text is only ever appended to")
-        // Offline, tiny.en hears each sentence exactly (WhisperTranscriberTests.clearSentence); live,
-        // a turn may still differ by a word (the first is heard "A deployment").
+        // Offline, tiny.en hears each sentence exactly (WhisperTranscriberTests.clearSentence). Live,
+        // no word is lost or repeated; one may be heard differently where the decodes that agreed on it
+        // heard little of the turn (the first is heard "A deployment").
         for (heard, sentence) in zip(completed, sentences) {
             let (got, want) = (Speech.words(heard), Speech.words(sentence))
-            let differing = zip(got, want).filter { $0 != $1 }.count + abs(got.count - want.count)
-            #expect(differing <= 1, "\(heard)")
+            #expect(got.count == want.count, "\(heard)")
+            #expect(zip(got, want).filter { $0 != $1 }.count <= 1, "\(heard)")
         }
         #expect(events.contains { if case .partial(let text) = $0 { !text.isEmpty } else { false } })
     }

@@ -298,12 +298,18 @@ public final class LiveTranscription {
         var words = Self.words(of: transcript).map {
             Transcript.Word(start: $0.start + offset, end: $0.end + offset, text: $0.text, probability: $0.probability)
         }
-        // Words already final are heard again while the window holds them: by time, then by text
-        // for a word that straddles the last final one's end.
+        // The final words the window still holds are heard again: which heard words they are is
+        // told by text, since Whisper's word times move from one decode to the next.
+        let rate = Double(TranscriptionEngine.sampleRate)
+        let held = current.final.filter { $0.end * rate > Double(current.windowStart) }
+        if !held.isEmpty {
+            words.removeFirst(Self.heardAgain(held, in: words))
+            return words
+        }
+        // A window that starts after the last final word: only a word that straddles its end can
+        // be it heard again; a repeated phrase further on is new speech.
         let settled = current.final.last?.end ?? 0
         words.removeAll { ($0.start + $0.end) / 2 < settled }
-        // Only words that begin at the last final one can be it heard again: a repeated phrase
-        // further on is new speech.
         let tail = current.final.suffix(5)
         let straddling = words.prefix { $0.start < settled + 0.1 }.count
         for count in stride(from: min(tail.count, straddling), to: 0, by: -1)
@@ -312,6 +318,27 @@ public final class LiveTranscription {
             break
         }
         return words
+    }
+
+    /// How many of `heard`'s first words are `held` heard again: the prefix closest to `held` in
+    /// word edits (a word heard differently, dropped or split), of equally close ones the one that
+    /// ends nearest to where `held` ends.
+    static func heardAgain(_ held: [Transcript.Word], in heard: [Transcript.Word]) -> Int {
+        // distance[j]: edits between the held words so far and heard's first j words.
+        var distance = Array(0...heard.count)
+        for (i, word) in held.enumerated() {
+            var next = [i + 1]
+            for (j, other) in heard.enumerated() {
+                next.append(min(distance[j] + (same(word, other) ? 0 : 1), distance[j + 1] + 1, next[j] + 1))
+            }
+            distance = next
+        }
+        let end = held.last!.end
+        return (0...heard.count).min { a, b in
+            guard distance[a] == distance[b] else { return distance[a] < distance[b] }
+            return abs((a == 0 ? held[0].start : heard[a - 1].end) - end)
+                < abs((b == 0 ? held[0].start : heard[b - 1].end) - end)
+        }!
     }
 
     /// A transcript's words with times: its own, else its segments' words spread over each segment.
