@@ -1,4 +1,5 @@
 import Foundation
+import SpeakKit
 import Testing
 
 @testable import SpeakServer

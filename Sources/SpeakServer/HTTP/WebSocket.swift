@@ -1,4 +1,5 @@
 import Foundation
+import SpeakKit
 
 /// RFC 6455 WebSockets: the opening handshake, the frames a server sends, and the close codes.
 /// The frames a client sends are read by ``WebSocketReader``; a connection's I/O is

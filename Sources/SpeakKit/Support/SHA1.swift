@@ -1,24 +1,12 @@
 /// SHA-1 (FIPS 180-4), for the WebSocket handshake's `Sec-WebSocket-Accept` (RFC 6455 names it),
 /// and for nothing that needs a secure hash: SHA-1 is broken for that, ``SHA256`` is the one to use.
-enum SHA1 {
+public enum SHA1 {
     /// The 20-byte digest of `data`.
-    static func digest<Bytes: Sequence>(_ data: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var message = Array(data)
-        let bitLength = UInt64(message.count) * 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
-        }
+    public static func digest<Bytes: Sequence>(_ data: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var h: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
         var w = [UInt32](repeating: 0, count: 80)
-        for block in stride(from: 0, to: message.count, by: 64) {
-            for i in 0..<16 {
-                let j = block + i * 4
-                w[i] =
-                    UInt32(message[j]) << 24 | UInt32(message[j + 1]) << 16 | UInt32(message[j + 2]) << 8
-                    | UInt32(message[j + 3])
-            }
+        HashPadding.forEachBlock(of: data) { block in
+            w.replaceSubrange(0..<16, with: block)
             for i in 16..<80 { w[i] = rotatedLeft(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1) }
             var (a, b, c, d, e) = (h[0], h[1], h[2], h[3], h[4])
             for i in 0..<80 {
@@ -34,7 +22,7 @@ enum SHA1 {
             }
             for (index, value) in [a, b, c, d, e].enumerated() { h[index] &+= value }
         }
-        return h.flatMap { word in stride(from: 24, through: 0, by: -8).map { UInt8(truncatingIfNeeded: word >> $0) } }
+        return HashPadding.bytes(h)
     }
 
     private static func rotatedLeft(_ value: UInt32, _ count: UInt32) -> UInt32 {
