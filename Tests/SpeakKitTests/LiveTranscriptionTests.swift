@@ -4,49 +4,15 @@ import SpeakTestSupport
 import Testing
 
 /// Live transcription on audio whose words the test knows: each word is a tone burst whose loudness
-/// names it, heard by ``BurstRecogniser``, which like Whisper guesses at a word the window cuts
+/// names it, heard by ``ToneWords``, which like Whisper guesses at a word the window cuts
 /// short. Times are the audio's own clock (how much had been fed when an event came), never the wall's.
 @Suite("LiveTranscription: text while the person speaks")
 struct LiveTranscriptionTests {
-    static let rate = TranscriptionEngine.sampleRate
-    static let vocabulary = [
-        "", "the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "hello", "world", "again", "today",
-        "speak", "now",
-    ]
-
-    /// Where each word of the audio is, in seconds.
-    struct Spoken {
-        var text: String
-        var start: Double
-        var end: Double
-    }
-
-    /// `lead` seconds of silence, then each turn's words (0.12 s apart) with `pause` of silence after it.
-    static func audio(_ turns: [[String]], lead: Double = 1, pause: Double = 2) -> (samples: [Int16], words: [Spoken]) {
-        var samples = [Int16](repeating: 0, count: Int(lead * Double(rate)))
-        var words: [Spoken] = []
-        for turn in turns {
-            for (index, word) in turn.enumerated() {
-                let id = vocabulary.firstIndex(of: word)!
-                let length = Int((0.25 + 0.02 * Double(id % 8)) * Double(rate))
-                let start = samples.count
-                samples += (0..<length).map {
-                    Int16(Double(2000 * id) * sin(Double($0) * 2 * .pi * 300 / Double(rate)))
-                }
-                words.append(
-                    Spoken(text: word, start: Double(start) / Double(rate), end: Double(samples.count) / Double(rate)))
-                if index < turn.count - 1 { samples += [Int16](repeating: 0, count: Int(0.12 * Double(rate))) }
-            }
-            samples += [Int16](repeating: 0, count: Int(pause * Double(rate)))
-        }
-        return (samples, words)
-    }
-
     @Test("words become final in order and never change; the first text shows within the first step")
     func finalWords() throws {
         let script = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog"]
-        let (samples, spoken) = Self.audio([script])
-        let recogniser = BurstRecogniser()
+        let (samples, spoken) = ToneWords.clip([script])
+        let recogniser = ToneWords()
         let clock = AudioClock()
         let live = LiveTranscription(
             transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: clock.now)
@@ -80,10 +46,10 @@ struct LiveTranscriptionTests {
     @Test("word times that move between decodes lose no word and repeat none", arguments: [0.2, 0.3, -0.3])
     func driftingTimes(drift: Double) throws {
         let script = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "again", "today"]
-        let (samples, _) = Self.audio([script])
+        let (samples, _) = ToneWords.clip([script])
         let clock = AudioClock()
         let live = LiveTranscription(
-            transcriber: BurstRecogniser(drift: drift), format: .transcription, detector: LevelDetector(),
+            transcriber: ToneWords(drift: drift), format: .transcription, detector: LevelDetector(),
             now: clock.now)
         let events = try TestAudio.feed(samples, to: live, clock: clock)
         let finals = events.compactMap { entry -> String? in
@@ -95,8 +61,8 @@ struct LiveTranscriptionTests {
 
     @Test("a pause ends the turn, and the silence between turns never reaches the recogniser")
     func turns() throws {
-        let (samples, spoken) = Self.audio([["hello", "world"], ["speak", "again", "now"]], pause: 3)
-        let recogniser = BurstRecogniser()
+        let (samples, spoken) = ToneWords.clip([["hello", "world"], ["speak", "again", "now"]], pause: 3)
+        let recogniser = ToneWords()
         let clock = AudioClock()
         let live = LiveTranscription(
             transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: clock.now)
@@ -125,15 +91,15 @@ struct LiveTranscriptionTests {
 
     @Test("a speaker who never pauses: every decode hears a bounded window, and no word is lost")
     func boundedWindow() throws {
-        let words = (0..<420).map { Self.vocabulary[1 + $0 * 5 % 14] }
-        let (samples, _) = Self.audio([words], pause: 1)
-        let recogniser = BurstRecogniser()
+        let words = (0..<420).map { ToneWords.vocabulary[1 + $0 * 5 % 14] }
+        let (samples, _) = ToneWords.clip([words], pause: 1)
+        let recogniser = ToneWords()
         let settings = LiveTranscription.Settings()
         let clock = AudioClock()
         let live = LiveTranscription(
             transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: clock.now)
         let events = try TestAudio.feed(samples, to: live, clock: clock).map(\.event)
-        #expect(Double(samples.count) / Double(Self.rate) > 150)
+        #expect(Double(samples.count) / Double(ToneWords.rate) > 150)
         let longest = recogniser.heard.map(\.seconds).max() ?? 0
         #expect(longest <= settings.maximumWindow + settings.step + 0.1, "a decode heard \(longest) s")
         let text = events.compactMap { if case .completed(let text, _, _) = $0 { text } else { nil } }
@@ -142,8 +108,8 @@ struct LiveTranscriptionTests {
 
     @Test("without a detector a turn lasts until commit; clear drops it untranscribed")
     func manualTurns() throws {
-        let (samples, _) = Self.audio([["hello", "world"]], lead: 0.2, pause: 0.2)
-        let recogniser = BurstRecogniser()
+        let (samples, _) = ToneWords.clip([["hello", "world"]], lead: 0.2, pause: 0.2)
+        let recogniser = ToneWords()
         var settings = LiveTranscription.Settings()
         settings.firstStep = 100
         settings.step = 100
@@ -165,8 +131,8 @@ struct LiveTranscriptionTests {
     @Test("audio sent faster than real time is decoded at turn ends and to bound the window, words all kept")
     func fasterThanRealTime() throws {
         let turns = [["hello", "world"], ["speak", "again", "now"], ["the", "quick", "brown", "fox"]]
-        let (samples, _) = Self.audio(turns)
-        let recogniser = BurstRecogniser()
+        let (samples, _) = ToneWords.clip(turns)
+        let recogniser = ToneWords()
         // The wall clock stands still: all of it arrives at once.
         let live = LiveTranscription(
             transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: { 0 })
@@ -175,16 +141,16 @@ struct LiveTranscriptionTests {
         #expect(completed == turns.map { $0.joined(separator: " ") })
         #expect(recogniser.heard.count == turns.count, "\(recogniser.heard.count) decodes")
 
-        let speech = (0..<200).map { Self.vocabulary[1 + $0 * 5 % 14] }
-        let (long, _) = Self.audio([speech], pause: 1)
-        let whole = BurstRecogniser()
+        let speech = (0..<200).map { ToneWords.vocabulary[1 + $0 * 5 % 14] }
+        let (long, _) = ToneWords.clip([speech], pause: 1)
+        let whole = ToneWords()
         let session = LiveTranscription(
             transcriber: whole, format: .transcription, detector: LevelDetector(), now: { 0 })
         let text = try TestAudio.feed(long, to: session).compactMap {
             if case .completed(let text, _, _) = $0.event { text } else { nil }
         }
         #expect(text == [speech.joined(separator: " ")])
-        let seconds = Double(long.count) / Double(Self.rate)
+        let seconds = Double(long.count) / Double(ToneWords.rate)
         let maximum = LiveTranscription.Settings().maximumWindow
         #expect(Double(whole.heard.count) <= (seconds / (maximum - 1)).rounded(.up) + 1, "\(whole.heard.count) decodes")
         #expect(whole.heard.allSatisfy { $0.seconds <= maximum + 0.1 })
@@ -192,10 +158,10 @@ struct LiveTranscriptionTests {
 
     @Test("a recogniser slower than the step waits for more speech between decodes, and keeps up")
     func slowRecogniser() throws {
-        let words = (0..<30).map { Self.vocabulary[1 + $0 * 5 % 14] }
-        let (samples, _) = Self.audio([words], pause: 1)
+        let words = (0..<30).map { ToneWords.vocabulary[1 + $0 * 5 % 14] }
+        let (samples, _) = ToneWords.clip([words], pause: 1)
         let clock = AudioClock()
-        let recogniser = BurstRecogniser(cost: 2, clock: clock)
+        let recogniser = ToneWords(cost: 2, clock: clock)
         let live = LiveTranscription(
             transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: clock.now)
         let events = try TestAudio.feed(samples, to: live, clock: clock).map(\.event)
@@ -206,70 +172,8 @@ struct LiveTranscriptionTests {
             #expect(after - before >= 3 - 0.05, "decoded again after \(after - before) s")
         }
         // It kept up: the clock ran no further ahead of the audio than one decode's delay, twice over.
-        #expect(clock.seconds - Double(samples.count) / Double(Self.rate) <= 4.1, "\(clock.seconds) s")
+        #expect(clock.seconds - Double(samples.count) / Double(ToneWords.rate) <= 4.1, "\(clock.seconds) s")
         let completed = events.compactMap { if case .completed(let text, _, _) = $0 { text } else { nil } }
         #expect(completed == [words.joined(separator: " ")])
-    }
-}
-
-/// A test-only recogniser of the tests' own audio: each run of loud 10 ms frames is a word, named
-/// by its loudness; a run that the buffer cuts at its end is guessed from its first two letters,
-/// as Whisper guesses at a word the window cuts.
-final class BurstRecogniser: Transcriber, @unchecked Sendable {
-    struct Heard {
-        var seconds: Double
-        var longestQuiet: Double
-    }
-    private(set) var heard: [Heard] = []
-    private(set) var heardCutWord = false
-    /// Seconds each decode takes on `clock`.
-    let cost: Double
-    let clock: AudioClock?
-    /// Seconds every second decode puts each word later, as Whisper's word times move between decodes.
-    let drift: Double
-
-    init(cost: Double = 0, clock: AudioClock? = nil, drift: Double = 0) {
-        self.cost = cost
-        self.clock = clock
-        self.drift = drift
-    }
-
-    func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws -> Transcript {
-        let frame = audio.sampleRate / 100
-        let loud = stride(from: 0, to: audio.samples.count, by: frame).map { start in
-            audio.samples[start..<min(audio.samples.count, start + frame)].map { abs(Int($0)) }.max() ?? 0
-        }
-        var words: [Transcript.Word] = []
-        var quiet = 0
-        var longestQuiet = 0
-        var index = 0
-        while index < loud.count {
-            guard loud[index] > 1000 else {
-                quiet += 1
-                longestQuiet = max(longestQuiet, quiet)
-                index += 1
-                continue
-            }
-            quiet = 0
-            let first = index
-            var peak = 0
-            while index < loud.count, loud[index] > 1000 {
-                peak = max(peak, loud[index])
-                index += 1
-            }
-            let id = min(LiveTranscriptionTests.vocabulary.count - 1, Int((Double(peak) / 2000).rounded()))
-            var text = LiveTranscriptionTests.vocabulary[id]
-            if index == loud.count {
-                text = String(text.prefix(2))
-                heardCutWord = true
-            }
-            let shift = heard.count % 2 == 1 ? drift : 0
-            words.append(
-                Transcript.Word(start: Double(first) / 100 + shift, end: Double(index) / 100 + shift, text: text))
-        }
-        heard.append(Heard(seconds: audio.duration, longestQuiet: Double(longestQuiet) / 100))
-        clock?.seconds += cost
-        return Transcript(
-            text: words.map(\.text).joined(separator: " "), duration: audio.duration, words: words)
     }
 }

@@ -52,7 +52,7 @@ struct StreamingTranscriptTests {
     func chunksWhileSpeaking() throws {
         let first = ["one", "two", "three", "four"]
         let second = ["five", "six", "seven"]
-        let (samples, spoken) = ToneWords.clip([first, second])
+        let (samples, spoken) = ToneWords.clip([first, second], lead: 0.5, pause: 1.5, gap: 0.15)
         let connection = SessionConnection(Self.service())
         connection.send(WyomingEvent("transcribe", ["language": "en"]))
         connection.send(WyomingEvent("audio-start", Self.format))
@@ -84,7 +84,7 @@ struct StreamingTranscriptTests {
     @Test("vad_sensitivity asks for voice-started and voice-stopped at each turn, in milliseconds of the audio")
     func voiceEvents() throws {
         let turns = [["two", "three"], ["four", "five", "six"]]
-        let (samples, spoken) = ToneWords.clip(turns, pause: 2)
+        let (samples, spoken) = ToneWords.clip(turns, lead: 0.5, pause: 2, gap: 0.15)
         let connection = SessionConnection(Self.service())
         connection.send(WyomingEvent("transcribe", ["language": "en", "vad_sensitivity": "default"]))
         connection.send(WyomingEvent("audio-start", Self.format))
@@ -114,7 +114,7 @@ struct StreamingTranscriptTests {
         let events = try connection.events(through: "transcript-stop")
         #expect(events.map(\.type) == ["transcript-start", "transcript", "transcript-stop"])
         #expect(events[1].string("text") == "")
-        let (samples, _) = ToneWords.clip([["eight", "nine"]])
+        let (samples, _) = ToneWords.clip([["eight", "nine"]], lead: 0.5, pause: 1.5, gap: 0.15)
         connection.send(WyomingEvent("audio-start", Self.format))
         Self.send(samples, to: connection)
         connection.send(WyomingEvent("audio-stop"))
@@ -128,7 +128,7 @@ struct StreamingTranscriptTests {
         var limits = WyomingLimits()
         (limits.audioSeconds, limits.lingerSeconds) = (2, 5)
         let connection = SessionConnection(Self.service(limits: limits))
-        let (samples, _) = ToneWords.clip([["one", "two"], ["three", "four"]], pause: 1)
+        let (samples, _) = ToneWords.clip([["one", "two"], ["three", "four"]], lead: 0.5, pause: 1, gap: 0.15)
         #expect(ToneWords.seconds(samples.count) > 2)
         connection.send(WyomingEvent("audio-start", Self.format))
         Self.send(samples, to: connection)
