@@ -59,6 +59,27 @@ struct LiveTranscriptionTests {
         #expect(finals.count > 2, "words became final while the turn went on, not only at its end")
     }
 
+    @Test("a language the session was not given is detected once a decode has heard enough, then kept")
+    func languageKept() throws {
+        let words = (0..<20).map { ToneWords.vocabulary[1 + $0 * 5 % 14] }
+        let (samples, _) = ToneWords.clip([words, ["hello", "world"]])
+        let recogniser = EnglishToneWords()
+        let clock = AudioClock()
+        let live = LiveTranscription(
+            transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: clock.now)
+        _ = try TestAudio.feed(samples, to: live, clock: clock)
+        let asked = recogniser.asked.withLock { $0 }
+        let settings = LiveTranscription.Settings()
+        // Until a window of `languageAfter` seconds, each decode detects; every one after is told.
+        let detecting = asked.prefix { $0.language == nil }
+        #expect(detecting.count >= 2, "\(asked)")
+        #expect(detecting.dropLast().allSatisfy { $0.seconds < settings.languageAfter }, "\(asked)")
+        #expect(detecting.last!.seconds >= settings.languageAfter, "\(asked)")
+        #expect(asked.count > detecting.count + 1, "decodes after it, in both turns: \(asked)")
+        #expect(asked.dropFirst(detecting.count).allSatisfy { $0.language == "en" }, "\(asked)")
+        #expect(live.options.language == "en")
+    }
+
     @Test("a pause ends the turn, and the silence between turns never reaches the recogniser")
     func turns() throws {
         let (samples, spoken) = ToneWords.clip([["hello", "world"], ["speak", "again", "now"]], pause: 3)
@@ -175,5 +196,18 @@ struct LiveTranscriptionTests {
         #expect(clock.seconds - Double(samples.count) / Double(ToneWords.rate) <= 4.1, "\(clock.seconds) s")
         let completed = events.compactMap { if case .completed(let text, _, _) = $0 { text } else { nil } }
         #expect(completed == [words.joined(separator: " ")])
+    }
+}
+
+/// ToneWords that says it heard English, noting the language each decode was asked for.
+final class EnglishToneWords: Transcriber, Sendable {
+    let words = Locked(ToneWords())
+    let asked = Locked<[(language: String?, seconds: Double)]>([])
+
+    func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws -> Transcript {
+        asked.withLock { $0.append((options.language, audio.duration)) }
+        var transcript = try words.withLock { try $0.transcribe(audio, options: options) }
+        transcript.language = "en"
+        return transcript
     }
 }

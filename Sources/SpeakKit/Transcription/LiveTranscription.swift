@@ -32,6 +32,9 @@ public final class LiveTranscription {
         public var threshold = 0.5
         /// The most audio one decode hears, in seconds.
         public var maximumWindow = 15.0
+        /// Seconds of a turn a decode hears before the language it detected (when none was asked
+        /// for) is kept for the rest of the session.
+        public var languageAfter = 3.0
 
         public init() {}
     }
@@ -197,7 +200,7 @@ public final class LiveTranscription {
         lookback = []
         detector?.reset()
         if !current.window.isEmpty {
-            let words = try decode(&current)
+            let words = try decode(&current, endingTurn: true)
             if !words.isEmpty {
                 current.final += words
                 events.append(.final(Self.text(words)))
@@ -277,7 +280,7 @@ public final class LiveTranscription {
     }
 
     /// The words after the final ones that the window now holds, in seconds of the session.
-    private func decode(_ current: inout Turn) throws -> [Transcript.Word] {
+    private func decode(_ current: inout Turn, endingTurn: Bool = false) throws -> [Transcript.Word] {
         current.sinceDecode = 0
         current.decodes += 1
         var options = options
@@ -295,6 +298,13 @@ public final class LiveTranscription {
         let transcript = try transcriber.transcribe(
             PCMBuffer(sampleRate: TranscriptionEngine.sampleRate, samples: current.window), options: options)
         lastDecodeCost = now() - began
+        // Whisper detects the language over its whole 30 s window, several times what a window
+        // fitted to the speech costs: once a decode has heard enough to tell, the session keeps it.
+        if self.options.language == nil, let language = transcript.language,
+            endingTurn || Self.seconds(current.window.count) >= settings.languageAfter
+        {
+            self.options.language = language
+        }
         var words = Self.words(of: transcript).map {
             Transcript.Word(start: $0.start + offset, end: $0.end + offset, text: $0.text, probability: $0.probability)
         }
