@@ -91,14 +91,14 @@ public final class SileroModel: Sendable {
         let model: SileroModel
         do { model = try SileroModel(path: path) } catch {
             fault(error)
-            return .level
+            return VoiceActivity(name: VoiceActivity.level.name, problem: { "silero: \(error)" }) { LevelDetector() }
         }
-        let told = Locked(false)
-        return VoiceActivity(name: "silero") {
+        let problem = Locked<String?>(nil)
+        return VoiceActivity(name: "silero", problem: { problem.withLock { $0 } }) {
             do throws(SileroError) { return try SileroDetector(model: model) } catch {
-                let first = told.withLock { told in
-                    defer { told = true }
-                    return !told
+                let first = problem.withLock { problem in
+                    defer { problem = problem ?? "\(error); the level detector instead" }
+                    return problem == nil
                 }
                 if first { fault(error) }
                 return LevelDetector()

@@ -349,7 +349,8 @@ public final class SpeechService: Sendable {
         ])
     }
 
-    /// Ready when the default voice synthesises, every engine's voices can speak, and the cache works.
+    /// Ready when the default voice synthesises, every engine's voices can speak, and the cache works;
+    /// the live sessions' voice activity detector is shown.
     private func ready() -> HTTPResponse {
         var checks: [String: String] = [:]
         do {
@@ -366,8 +367,13 @@ public final class SpeechService: Sendable {
             checks.merge(synthesizer.problems(with: voices)) { first, _ in first }
         }
         if let problem = engine.cacheProblem { checks["cache"] = problem }
-        // A voice whose model is missing answers 503 itself; the server is ready without it.
-        let ready = checks.allSatisfy { $0.key.hasPrefix("voice:") || $0.value == "ok" }
+        let activity = transcription.voiceActivity
+        checks["voice-activity:\(activity.name)"] = activity.problem() ?? "ok"
+        // A voice whose model is missing answers 503 itself, and live sessions without their
+        // detector tell turns by level: the server is ready without either.
+        let ready = checks.allSatisfy {
+            $0.key.hasPrefix("voice:") || $0.key.hasPrefix("voice-activity:") || $0.value == "ok"
+        }
         return .json(
             ["ready": .bool(ready), "checks": .object(checks.mapValues(JSONValue.string))], status: ready ? 200 : 503)
     }

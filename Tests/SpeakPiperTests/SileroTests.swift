@@ -165,6 +165,7 @@ struct SileroTests {
             faults.withLock { $0.append(error.description) }
         }
         #expect(activity.name == "level")
+        #expect(activity.problem()?.contains("truncated") == true, "\(activity.problem() ?? "no problem")")
         #expect(try activity.make() is LevelDetector)
         let said = faults.withLock { $0 }
         #expect(said.count == 1 && said[0].contains("truncated") && said[0].contains(truncated.path), "\(said)")
@@ -176,7 +177,9 @@ struct SileroTests {
             faults.withLock { $0.append(error.description) }
         }
         #expect(failing.name == "silero")
+        #expect(failing.problem() == nil, "not known before a session makes a detector")
         #expect(try failing.make() is LevelDetector && failing.make() is LevelDetector)
+        #expect(failing.problem()?.contains("Sigmxid") == true, "\(failing.problem() ?? "no problem")")
         let failures = faults.withLock { $0 }.dropFirst()
         #expect(failures.count == 1 && failures.first?.contains("Sigmxid") == true, "\(failures)")
         // An ONNX model that is not Silero's: joe's voice.
@@ -186,5 +189,6 @@ struct SileroTests {
         let installed = SileroModel.voiceActivity(at: Self.path) { _ in Issue.record("the installed model faulted") }
         #expect(installed.name == "silero")
         #expect(try installed.make() is SileroDetector)
+        #expect(installed.problem() == nil)
     }
 }

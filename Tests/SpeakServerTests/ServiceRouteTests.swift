@@ -122,6 +122,19 @@ struct ServiceRouteTests {
         }
         #expect(checks["engine"]?.string == "ok")
         #expect(checks["voice:missing"]?.string?.contains("not installed") == true, "\(answer.text)")
+        #expect(checks["voice-activity:level"]?.string == "ok", "\(answer.text)")
+    }
+
+    @Test("/ready shows a voice activity detector that could not be used, and stays 200", arguments: Transport.allCases)
+    func readyWithoutDetector(transport: Transport) throws {
+        let fallen = VoiceActivity(name: "silero", problem: { "silero: the model is truncated" }) { LevelDetector() }
+        let answer = try transport.harness(voiceActivity: fallen).call("GET", "/ready")
+        #expect(answer.status == 200, "\(answer.text)")
+        guard case .object(let checks)? = answer.json?["checks"] else {
+            Issue.record("no checks: \(answer.text)")
+            return
+        }
+        #expect(checks["voice-activity:silero"]?.string == "silero: the model is truncated", "\(answer.text)")
     }
 
     @Test("POST /play speaks on the server's device and answers how long it lasted", arguments: Transport.allCases)

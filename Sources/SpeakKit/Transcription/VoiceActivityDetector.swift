@@ -19,9 +19,16 @@ public struct VoiceActivity: Sendable {
     /// What `info` and `/ready` call it: "silero", "level".
     public let name: String
     public let make: @Sendable () throws -> any VoiceActivityDetector
+    /// Why sessions get another detector than the one named (a model that cannot be used), once
+    /// that is known; `/ready` shows it.
+    public let problem: @Sendable () -> String?
 
-    public init(name: String, make: @escaping @Sendable () throws -> any VoiceActivityDetector) {
+    public init(
+        name: String, problem: @escaping @Sendable () -> String? = { nil },
+        make: @escaping @Sendable () throws -> any VoiceActivityDetector
+    ) {
         self.name = name
+        self.problem = problem
         self.make = make
     }
 

@@ -68,7 +68,8 @@ final class InProcessService: ServiceClient {
     /// `codecs`: FFmpeg's, as `speak serve` composes them.
     init(
         configuration: ServerConfiguration = ServerConfiguration(), tokens: Bool = true, cache: Bool = true,
-        transcriber: any Transcriber = FixedTranscriber(text: "yes"), codecs: Codecs = .ffmpeg
+        transcriber: any Transcriber = FixedTranscriber(text: "yes"), codecs: Codecs = .ffmpeg,
+        voiceActivity: VoiceActivity = .level
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("in-process-\(UUID().uuidString)")
         let uploads = directory.appendingPathComponent("uploads")
@@ -91,7 +92,9 @@ final class InProcessService: ServiceClient {
         }
         service = SpeechService(
             configuration: configuration, engine: engine, tokens: store, player: Player(device: "null"),
-            transcription: TranscriptionEngine(transcriber: transcriber, decoder: codecs.decoder), uploads: uploads)
+            transcription: TranscriptionEngine(
+                transcriber: transcriber, decoder: codecs.decoder, voiceActivity: voiceActivity),
+            uploads: uploads)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }

@@ -57,10 +57,12 @@ enum Transport: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// A fresh service (``InProcessService``'s parameters), reached this way.
     func harness(
         configuration: ServerConfiguration = ServerConfiguration(), tokens: Bool = true, cache: Bool = true,
-        transcriber: any Transcriber = FixedTranscriber(text: "yes"), codecs: Codecs = .ffmpeg
+        transcriber: any Transcriber = FixedTranscriber(text: "yes"), codecs: Codecs = .ffmpeg,
+        voiceActivity: VoiceActivity = .level
     ) throws -> any ServiceHarness {
         let local = try InProcessService(
-            configuration: configuration, tokens: tokens, cache: cache, transcriber: transcriber, codecs: codecs)
+            configuration: configuration, tokens: tokens, cache: cache, transcriber: transcriber, codecs: codecs,
+            voiceActivity: voiceActivity)
         switch self {
         case .inProcess: return local
         case .wire: return try WireService(local)
