@@ -91,10 +91,11 @@ public final class SileroModel: Sendable {
         let model: SileroModel
         do { model = try SileroModel(path: path) } catch {
             fault(error)
-            return VoiceActivity(name: VoiceActivity.level.name, problem: { "silero: \(error)" }) { LevelDetector() }
+            return VoiceActivity(
+                name: VoiceActivity.level.name, problem: { "silero: \(error)" }, make: { LevelDetector() })
         }
         let problem = Locked<String?>(nil)
-        return VoiceActivity(name: "silero", problem: { problem.withLock { $0 } }) {
+        let make: @Sendable () -> any VoiceActivityDetector = {
             do throws(SileroError) { return try SileroDetector(model: model) } catch {
                 let first = problem.withLock { problem in
                     defer { problem = problem ?? "\(error); the level detector instead" }
@@ -104,6 +105,7 @@ public final class SileroModel: Sendable {
                 return LevelDetector()
             }
         }
+        return VoiceActivity(name: "silero", problem: { problem.withLock { $0 } }, make: make)
     }
 
     /// The probability that `audio` (context and frame, -1...1) is speech, and the next state.

@@ -127,7 +127,8 @@ struct ServiceRouteTests {
 
     @Test("/ready shows a voice activity detector that could not be used, and stays 200", arguments: Transport.allCases)
     func readyWithoutDetector(transport: Transport) throws {
-        let fallen = VoiceActivity(name: "silero", problem: { "silero: the model is truncated" }) { LevelDetector() }
+        let fallen = VoiceActivity(
+            name: "silero", problem: { "silero: the model is truncated" }, make: { LevelDetector() })
         let answer = try transport.harness(voiceActivity: fallen).call("GET", "/ready")
         #expect(answer.status == 200, "\(answer.text)")
         guard case .object(let checks)? = answer.json?["checks"] else {
