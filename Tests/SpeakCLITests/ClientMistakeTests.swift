@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 /// Client mistakes are told apart from failures (issue 11, item 11): the command line says what
@@ -182,7 +183,7 @@ final class ServerMistakeTests {
             #expect(reply.errorMessage?.contains("longer than 1 s") == true, "\(name): \(reply.text)")
             #expect(errorParam(reply) == "file")
         }
-        #expect(try curl(["\(strict.url)/health"]).status == 200, "the server goes on")
+        #expect(WireClient(port: strict.port).call("GET", "/health").status == 200, "the server goes on")
     }
 
     @Test("a WAV claiming a 1 Hz rate is 400 at once, and the server does not grow")

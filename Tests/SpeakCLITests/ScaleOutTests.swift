@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Synchronization
 import Testing
 
@@ -30,43 +31,34 @@ struct ScaleOutTests {
     func cachedAndUncached() throws {
         let cluster = try Cluster()
         let path = "/speak?text=Through%20the%20balancer.&voice=default"
-        let first = try cluster.get(path, token: cluster.alice)
+        let first = cluster.get(path, token: cluster.alice)
         #expect(first.status == 200)
-        #expect(first.headers["content-type"] == "audio/mpeg")
-        #expect(first.headers["x-cache-status"] == "MISS")
+        #expect(first.header("content-type") == "audio/mpeg")
+        #expect(first.header("x-cache-status") == "MISS")
         #expect(try PCMBuffer(audio: first.body).duration > 0.5)
-        let second = try cluster.get(path, token: cluster.alice)
+        let second = cluster.get(path, token: cluster.alice)
         #expect(second.status == 200)
-        #expect(second.headers["x-cache-status"] == "HIT")
+        #expect(second.header("x-cache-status") == "HIT")
         #expect(second.body == first.body)
-        let etag = try #require(first.headers["etag"])
-        #expect(second.headers["etag"] == etag)
-        let revalidated = try cluster.get(path, token: cluster.alice, headers: ["If-None-Match: \(etag)"])
+        let etag = try #require(first.header("etag"))
+        #expect(second.header("etag") == etag)
+        let revalidated = cluster.get(path, token: cluster.alice, headers: ["If-None-Match": etag])
         #expect(revalidated.status == 304)
         #expect(revalidated.body.isEmpty)
         // The instances' shared cache holds the same reply, whole.
         let entry = cluster.cacheDirectory.appendingPathComponent(String(etag.dropFirst().dropLast()) + ".reply")
         #expect(try ReplyCache.storedReply(at: entry) == first.body)
 
-        let spoken = try curl(
-            [
-                "-H", "Authorization: Bearer \(cluster.alice)", "-d", #"{"text":"Posted through the balancer."}"#,
-                "\(cluster.url)/api/speak",
-            ])
+        let client = WireClient(port: cluster.port, token: cluster.alice)
+        let spoken = client.call("POST", "/api/speak", json: #"{"text":"Posted through the balancer."}"#)
         #expect(spoken.status == 200)
-        #expect(spoken.headers["content-type"] == "audio/mpeg")
+        #expect(spoken.header("content-type") == "audio/mpeg")
         #expect(try PCMBuffer(audio: spoken.body).duration > 0.5)
-        let played = try curl([
-            "-H", "Authorization: Bearer \(cluster.alice)", "-d", #"{"text":"Hi"}"#, "\(cluster.url)/play",
-        ])
+        let played = client.call("POST", "/play", json: #"{"text":"Hi"}"#)
         #expect(played.status == 403)
         #expect(played.errorMessage?.contains("call that instance") == true)
-        let oversized = try curl(
-            [
-                "-H", "Authorization: Bearer \(cluster.alice)", "-H", "Content-Type: application/json", "--data-binary",
-                "@-", "\(cluster.url)/api/speak",
-            ],
-            input: Data(("{\"text\":\"" + String(repeating: "a", count: 70_000) + "\"}").utf8))
+        let oversized = client.call(
+            "POST", "/api/speak", json: "{\"text\":\"" + String(repeating: "a", count: 70_000) + "\"}")
         #expect(oversized.status == 413)
         #expect(oversized.json?["error"] != nil)
     }
@@ -76,20 +68,19 @@ struct ScaleOutTests {
     )
     func uploads() throws {
         let cluster = try Cluster()
-        func upload(_ file: URL, type: String, fields: [String] = [], to path: String = "/api/transcribe") throws
-            -> HTTPReply
+        let client = WireClient(port: cluster.port, token: cluster.alice)
+        func upload(_ file: URL, type: String, fields: [(String, String)] = [], to path: String = "/api/transcribe")
+            throws -> ServiceAnswer
         {
-            try curl(
-                ["-H", "Authorization: Bearer \(cluster.alice)"] + fields.flatMap { ["-F", $0] }
-                    + [
-                        "-F", "file=@\(file.path);type=\(type);filename=\(file.lastPathComponent)",
-                        "\(cluster.url)\(path)",
-                    ])
+            let part = MultipartBody.File(
+                filename: file.lastPathComponent, contentType: type, data: try Data(contentsOf: file))
+            return client.upload(path, MultipartBody(fields: fields, files: [part]))
         }
         let note = Cluster.sample.deletingLastPathComponent().appendingPathComponent("yes.m4a")
-        let heard = try upload(note, type: "audio/mp4", fields: ["language=en", "expect=yes please do that|no|cancel"])
+        let heard = try upload(
+            note, type: "audio/mp4", fields: [("language", "en"), ("expect", "yes please do that|no|cancel")])
         #expect(heard.status == 200, "\(heard.text)")
-        #expect(heard.json?["text"] as? String == "yes please do that")
+        #expect(heard.json?["text"]?.string == "yes please do that")
         // Under nginx's limit and speak's (both 25 MiB): speak itself reads it, and says it is not audio.
         let large = cluster.directory.appendingPathComponent("large.bin")
         try Data(repeating: 0x55, count: 24 << 20).write(to: large)
@@ -111,21 +102,21 @@ struct ScaleOutTests {
     func cachePerToken() throws {
         let cluster = try Cluster()
         let path = "/speak?text=Only%20for%20the%20one%20who%20asked.&voice=default"
-        #expect(try cluster.get(path, token: cluster.alice).headers["x-cache-status"] == "MISS")
-        #expect(try cluster.get(path, token: cluster.alice).headers["x-cache-status"] == "HIT")
+        #expect(cluster.get(path, token: cluster.alice).header("x-cache-status") == "MISS")
+        #expect(cluster.get(path, token: cluster.alice).header("x-cache-status") == "HIT")
         // Bob's first request is not served from Alice's entry (speak answers it from its own cache).
-        let bob = try cluster.get(path, token: cluster.bob)
+        let bob = cluster.get(path, token: cluster.bob)
         #expect(bob.status == 200)
-        #expect(bob.headers["x-cache-status"] == "MISS")
-        #expect(try cluster.get(path, token: cluster.bob).headers["x-cache-status"] == "HIT")
+        #expect(bob.header("x-cache-status") == "MISS")
+        #expect(cluster.get(path, token: cluster.bob).header("x-cache-status") == "HIT")
         // Both entries are kept (nginx finds each by the hash of its Authorization header).
-        #expect(try cluster.get(path, token: cluster.alice).headers["x-cache-status"] == "HIT")
+        #expect(cluster.get(path, token: cluster.alice).header("x-cache-status") == "HIT")
         for _ in 0..<2 {
             for token in ["wrong-token", nil] {
-                let refused = try cluster.get(path, token: token)
+                let refused = cluster.get(path, token: token)
                 #expect(refused.status == 401, "\(token ?? "no token")")
-                #expect(refused.headers["x-cache-status"] != "HIT")
-                #expect(refused.headers["content-type"] != "audio/mpeg")
+                #expect(refused.header("x-cache-status") != "HIT")
+                #expect(refused.header("content-type") != "audio/mpeg")
             }
         }
         // nginx's cache files hold their key in plain text: no token may be in it.
@@ -144,33 +135,33 @@ struct ScaleOutTests {
         let cluster = try Cluster()
         let path = "/speak?text=Kept%20for%20a%20day.&voice=default"
         for token in [cluster.alice, cluster.bob] {
-            #expect(try cluster.get(path, token: token).headers["x-cache-status"] == "MISS")
-            #expect(try cluster.get(path, token: token).headers["x-cache-status"] == "HIT")
+            #expect(cluster.get(path, token: token).header("x-cache-status") == "MISS")
+            #expect(cluster.get(path, token: token).header("x-cache-status") == "HIT")
         }
         let tokens = try String(contentsOf: cluster.tokensFile, encoding: .utf8)
         let kept = tokens.split(separator: "\n").filter { !$0.contains("alice") }
         try Data((kept.joined(separator: "\n") + "\n").utf8).write(to: cluster.tokensFile)
         for instance in cluster.instances { instance.process.send(SIGHUP) }
         try poll("every instance to refuse the revoked token") {
-            try cluster.instances.allSatisfy {
-                try curl(["-H", "Authorization: Bearer \(cluster.alice)", "\($0.url)/voices"]).status == 401
+            cluster.instances.allSatisfy {
+                WireClient(port: $0.port, token: cluster.alice).call("GET", "/voices").status == 401
             }
         }
         // least_conn: each instance in turn checks the token.
         for _ in cluster.instances {
-            let refused = try cluster.get(path, token: cluster.alice)
+            let refused = cluster.get(path, token: cluster.alice)
             #expect(refused.status == 401, "\(refused.headers)")
-            #expect((refused.json?["error"] as? [String: Any])?["code"] as? String == "invalid_api_key")
-            #expect(refused.headers["www-authenticate"] == "Bearer")
-            #expect(try cluster.get(path, token: cluster.bob).headers["x-cache-status"] == "HIT")
+            #expect(refused.errorField("code") == "invalid_api_key")
+            #expect(refused.header("www-authenticate") == "Bearer")
+            #expect(cluster.get(path, token: cluster.bob).header("x-cache-status") == "HIT")
         }
         // No instance to check a token: no cached reply either, and the failure in speak's shape.
         for instance in cluster.instances { instance.kill() }
-        let unchecked = try cluster.get(path, token: cluster.bob)
+        let unchecked = cluster.get(path, token: cluster.bob)
         #expect(
-            unchecked.status == 502 && unchecked.headers["content-type"] == "application/json",
+            unchecked.status == 502 && unchecked.header("content-type") == "application/json",
             "\(unchecked.status) \(unchecked.headers) \(unchecked.text)")
-        #expect((unchecked.json?["error"] as? [String: Any])?["code"] as? String == "upstream_failed")
+        #expect(unchecked.errorField("code") == "upstream_failed")
     }
 
     @Test("kill -9 of one instance under a load of cached and uncached GETs: no request fails")
@@ -217,11 +208,8 @@ struct ScaleOutTests {
         // Every instance answers the same 503: trying the next one cannot help, and counting it as
         // the instance's failure would let one client mark all three down (nginx's max_fails).
         for attempt in 0..<12 {
-            let reply = try curl(
-                [
-                    "-H", "Authorization: Bearer \(cluster.bob)", "-d", #"{"text":"Boo.","voice":"ghost"}"#,
-                    "\(cluster.url)/api/speak",
-                ])
+            let reply = WireClient(port: cluster.port, token: cluster.bob).call(
+                "POST", "/api/speak", json: #"{"text":"Boo.","voice":"ghost"}"#)
             #expect(reply.status == 503, "attempt \(attempt): \(reply.status) \(reply.text.prefix(200))")
             #expect(reply.text.contains("not installed"), "attempt \(attempt): \(reply.text.prefix(200))")
         }
@@ -292,26 +280,19 @@ struct ScaleOutTests {
             // A long text takes the workers a while, so the three writes overlap.
             let words = (0..<120).map { "word\(($0 * 7 + round * 13) % 97)" }.joined(separator: " ")
             let body = try JSONSerialization.data(withJSONObject: ["text": "Round \(round). " + words])
-            let replies = Locked<[Int: HTTPReply]>([:])
+            let replies = Locked<[Int: ServiceAnswer]>([:])
             let failures = Locked<[String]>([])
-            let urls = cluster.instances.map(\.url)
-            let token = cluster.alice
-            DispatchQueue.concurrentPerform(iterations: urls.count) { index in
-                do {
-                    let reply = try curl(
-                        [
-                            "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
-                            "--data-binary", "@-",
-                            "\(urls[index])/api/speak",
-                        ], input: body)
-                    replies.withLock { $0[index] = reply }
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
-                }
+            let clients = cluster.instances.map { WireClient(port: $0.port, token: cluster.alice) }
+            DispatchQueue.concurrentPerform(iterations: clients.count) { index in
+                let reply = clients[index].call(
+                    "POST", "/api/speak", body: body, headers: ["Content-Type": "application/json"])
+                // Status 0: no connection, or no reply read from it.
+                if reply.status == 0 { failures.withLock { $0.append(reply.text) } }
+                replies.withLock { $0[index] = reply }
             }
             #expect(failures.withLock { $0 }.isEmpty)
             let bodies = replies.withLock { $0.values.map { $0 } }
-            #expect(bodies.count == 3 && bodies.allSatisfy { $0.status == 200 && $0.curlStatus == 0 })
+            #expect(bodies.count == 3 && bodies.allSatisfy { $0.status == 200 && !$0.cut })
             // Not the same bytes: espeak-ng's noise and pitch flutter carry on from a process's
             // earlier utterances. The same speech, whole, from each.
             let durations = try bodies.map { try MP3Decoder.decode($0.body).duration }
@@ -419,13 +400,14 @@ final class Cluster {
         try poll("nginx to send requests to instance \(index) again") {
             let text = "Which instance answers \(UUID().uuidString)?".addingPercentEncoding(
                 withAllowedCharacters: .alphanumerics)!
-            return try self.get("/speak?text=\(text)", token: self.probe).headers["x-upstream"]?.hasSuffix(port) == true
+            return self.get("/speak?text=\(text)", token: self.probe).header("x-upstream")?.hasSuffix(port) == true
         }
     }
 
-    func get(_ path: String, token: String?, headers: [String] = []) throws -> HTTPReply {
-        let authorization = token.map { ["-H", "Authorization: Bearer \($0)"] } ?? []
-        return try curl(authorization + headers.flatMap { ["-H", $0] } + ["\(url)\(path)"])
+    /// `GET path` (its query in it) through nginx, with `token` as the bearer token when given.
+    func get(_ path: String, token: String?, headers: [String: String] = [:]) -> ServiceAnswer {
+        WireClient(port: port).call(
+            "GET", path, headers: headers, authorization: token.map { "Bearer \($0)" })
     }
 
     /// The sample with this cluster's ports and directories; nginx runs in the foreground with its
@@ -482,7 +464,7 @@ final class Cluster {
             nginx = try Subprocess("/usr/sbin/nginx", arguments)
         }
         do {
-            try poll("nginx on port \(port)") { (try? self.get("/health", token: nil))?.status == 200 }
+            try poll("nginx on port \(port)") { self.get("/health", token: nil).status == 200 }
         } catch {
             throw TestFailure("\(error); its log: \(nginxLog)")
         }
@@ -523,7 +505,7 @@ final class Instance {
     /// What an orchestrator does before sending traffic: wait for `/ready`.
     func waitUntilReady(probe: String) throws {
         try poll("speak serve on port \(port) to be ready") {
-            (try? curl(["-H", "Authorization: Bearer \(probe)", "\(url)/ready"]))?.status == 200
+            WireClient(port: port, token: probe).call("GET", "/ready").status == 200
         }
     }
 
