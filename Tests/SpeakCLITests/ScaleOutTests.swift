@@ -63,6 +63,38 @@ struct ScaleOutTests {
         #expect(oversized.json?["error"] != nil)
     }
 
+    /// The openai package's realtime client, unchanged, pointed at nginx: the handshake reaches an
+    /// instance as a WebSocket upgrade, and frames pass both ways (an update answered).
+    @Test("a realtime transcription session through nginx: session.created, then session.updated")
+    func realtimeSession() throws {
+        let cluster = try Cluster()
+        let script = """
+            import json, openai, sys
+            port, token = sys.argv[1], sys.argv[2]
+            client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1",
+                                   websocket_base_url=f"ws://127.0.0.1:{port}/v1", api_key=token)
+            with client.realtime.connect(extra_query={"intent": "transcription"}) as conn:
+                created = conn.recv()
+                conn.session.update(session={"type": "transcription", "audio": {"input": {
+                    "format": {"type": "audio/pcm", "rate": 24000},
+                    "transcription": {"model": "gpt-4o-transcribe", "language": "en"},
+                    "turn_detection": {"type": "server_vad", "silence_duration_ms": 700}}}})
+                updated = conn.recv().model_dump(exclude_none=True)
+                print(json.dumps({"created": created.type, "session_type": created.session.type,
+                                  "updated": updated["type"], "session": updated.get("session")}))
+            """
+        let result = try Subprocess.run(
+            "/usr/bin/env", ["python3", "-c", script, String(cluster.port), cluster.alice])
+        #expect(result.status == 0, "\(result.stderr.suffix(2000)); nginx: \(cluster.nginxLog.suffix(2000))")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        #expect(report["created"] as? String == "session.created")
+        #expect(report["session_type"] as? String == "transcription")
+        #expect(report["updated"] as? String == "session.updated", "\(report)")
+        let input = ((report["session"] as? [String: Any])?["audio"] as? [String: Any])?["input"] as? [String: Any]
+        #expect((input?["turn_detection"] as? [String: Any])?["silence_duration_ms"] as? Double == 700, "\(report)")
+    }
+
     @Test(
         "uploads through nginx to an instance: note.m4a is transcribed, 24 MiB reaches speak on each route, 26 MiB 413"
     )
