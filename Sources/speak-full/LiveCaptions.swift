@@ -183,33 +183,23 @@ final class LiveCaptions {
 
 /// Samples handed from the recording thread to the captions: all that came since the last take,
 /// so captions that fall behind catch up in one piece. Bounded by the recording's own limits.
-final class SampleQueue: @unchecked Sendable {
-    /// Guards `samples` and `closed`.
-    private let condition = NSCondition()
-    private var samples: [Int16] = []
-    private var closed = false
+final class SampleQueue: Sendable {
+    private let queue = LockedCondition((samples: [Int16](), closed: false))
 
     func push(_ new: UnsafeBufferPointer<Int16>) {
-        condition.withLock {
-            samples += new
-            condition.signal()
-        }
+        queue.change { $0.samples += new }
     }
 
     /// No more samples will come.
-    func close() {
-        condition.withLock {
-            closed = true
-            condition.signal()
-        }
-    }
+    func close() { queue.change { $0.closed = true } }
 
     /// Everything queued, once there is some; `nil` once closed and empty.
     func take() -> [Int16]? {
-        condition.withLock {
-            while samples.isEmpty && !closed { condition.wait() }
-            defer { samples = [] }
-            return samples.isEmpty ? nil : samples
-        }
+        queue.wait(
+            until: { !$0.samples.isEmpty || $0.closed },
+            then: { queue in
+                defer { queue.samples = [] }
+                return queue.samples.isEmpty ? nil : queue.samples
+            })
     }
 }

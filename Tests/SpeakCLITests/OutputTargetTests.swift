@@ -54,23 +54,26 @@ final class OutputTargetTests {
     }
 
     /// `speak -o FIFO` with a reader on the FIFO: the FIFO's path, speak's result and what was read.
-    func speakIntoFIFO(format: String) throws -> (fifo: String, result: Subprocess.Result, received: Received) {
+    func speakIntoFIFO(format: String) throws -> (fifo: String, result: Subprocess.Result, received: Data) {
         let fifo = scratch.appendingPathComponent("reply.\(format)").path
         #expect(mkfifo(fifo, 0o600) == 0)
         // A second name for the FIFO, to release the reader even if speak never opens it.
         let spare = scratch.appendingPathComponent("spare").path
         #expect(link(fifo, spare) == 0)
-        let received = Received()
+        let received = Locked(Data())
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            if let reader = FileHandle(forReadingAtPath: fifo) { received.data = reader.readDataToEndOfFile() }
+            if let reader = FileHandle(forReadingAtPath: fifo) {
+                let data = reader.readDataToEndOfFile()
+                received.withLock { $0 = data }
+            }
             done.signal()
         }
         let result = try Speak.run(["-o", fifo, "Streamed through a pipe."])
         let release = open(spare, O_WRONLY | O_NONBLOCK)
         if release >= 0 { close(release) }
         #expect(done.wait(timeout: .now() + 10) == .success)
-        return (fifo, result, received)
+        return (fifo, result, received.withLock { $0 })
     }
 
     @Test("a FIFO gets the whole reply as a stream and stays a FIFO", arguments: ["mp3", "wav"])
@@ -78,9 +81,9 @@ final class OutputTargetTests {
         let (fifo, result, received) = try speakIntoFIFO(format: format)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(fileType(fifo) == S_IFIFO)
-        let pcm = try PCMBuffer(audio: received.data)
-        #expect(pcm.duration > 0.8, "\(received.data.count) bytes")
-        #expect(WAV.isWAV(received.data) == (format == "wav"))
+        let pcm = try PCMBuffer(audio: received)
+        #expect(pcm.duration > 0.8, "\(received.count) bytes")
+        #expect(WAV.isWAV(received) == (format == "wav"))
     }
 
     @Test(
@@ -94,8 +97,8 @@ final class OutputTargetTests {
             return
         }
         #expect(result.status == 0, "\(result.stderr)")
-        let pcm = try MediaDecoder.decode(received.data, sampleRate: 16000)
-        #expect(pcm.duration > 0.8, "\(received.data.count) bytes")
+        let pcm = try MediaDecoder.decode(received, sampleRate: 16000)
+        #expect(pcm.duration > 0.8, "\(received.count) bytes")
     }
 
     @Test("a symlink is written through: the link stays, its target gets the reply")
@@ -224,9 +227,4 @@ final class OutputTargetTests {
         #expect(fileType(socketPath) == S_IFSOCK)
         #expect(fileType(directory.path) == S_IFDIR)
     }
-}
-
-/// Bytes a reader thread hands back after its semaphore.
-final class Received: @unchecked Sendable {
-    var data = Data()
 }

@@ -15,12 +15,13 @@ final class PlaybackFaultTests {
     /// Waits for `process` at most `seconds`; past that it is killed, and `nil` returned.
     static func wait(_ process: Subprocess, seconds: Double) -> Subprocess.Result? {
         let done = DispatchSemaphore(value: 0)
-        let box = ResultBox()
+        let box = Locked<Subprocess.Result?>(nil)
         Thread.detachNewThread {
-            box.result = process.wait()
+            let result = process.wait()
+            box.withLock { $0 = result }
             done.signal()
         }
-        if done.wait(timeout: .now() + seconds) == .success { return box.result }
+        if done.wait(timeout: .now() + seconds) == .success { return box.withLock { $0 } }
         process.send(SIGKILL)
         done.wait()
         return nil
@@ -96,8 +97,4 @@ final class PlaybackFaultTests {
         #expect(result.signal == signal, "exit status \(result.status): \(result.stderr)")
         #expect(try Self.sinkSuspended(environment: server.environment), "the sink woke: the stop proves nothing")
     }
-}
-
-final class ResultBox: @unchecked Sendable {
-    var result: Subprocess.Result?
 }

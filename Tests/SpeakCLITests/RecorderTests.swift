@@ -240,7 +240,7 @@ final class RecorderTests {
 }
 
 /// Runs `body` on its own thread; `value()` waits for its result.
-final class Background<Value: Sendable>: @unchecked Sendable {
+final class Background<Value: Sendable>: Sendable {
     private let result = Locked<Result<Value, any Error>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 

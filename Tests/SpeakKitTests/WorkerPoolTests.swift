@@ -70,23 +70,20 @@ struct WorkerPoolTests {
         let pool = try WorkerPool(executable: Self.executable, size: 2)
         // Each text one sentence (a second or more) longer than the one before.
         let texts = (0..<8).map { count in (0...count).map { Self.sentences[$0 % 4] }.joined(separator: " ") }
-        final class Replies: @unchecked Sendable {
-            let lock = NSLock()
-            var byIndex: [Int: Result<Data, any Error>] = [:]
-        }
-        let replies = Replies()
+        let replies = Locked<[Int: Result<Data, any Error>]>([:])
         let done = DispatchGroup()
         for (index, text) in texts.enumerated() {
             done.enter()
             Thread {
                 let reply = Result { try Self.reply(pool, Self.request(text)) }
-                replies.lock.withLock { replies.byIndex[index] = reply }
+                replies.withLock { $0[index] = reply }
                 done.leave()
             }.start()
         }
         done.wait()
+        let byIndex = replies.withLock { $0 }
         for (index, text) in texts.enumerated() {
-            #expect(try Self.matches(#require(replies.byIndex[index]).get(), text), "request \(index)")
+            #expect(try Self.matches(#require(byIndex[index]).get(), text), "request \(index)")
         }
     }
 

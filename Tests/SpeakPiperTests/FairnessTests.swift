@@ -10,37 +10,32 @@ struct FairnessTests {
     struct Stop: Error {}
 
     /// One long request on its own thread, until it is told to stop.
-    final class LongRequest: @unchecked Sendable {
-        /// Guards `chunks`, `finished` and `stop`.
-        let condition = ThreadCondition()
-        var chunks = 0
-        var finished = false
-        var stop = false
+    final class LongRequest: Sendable {
+        struct Progress {
+            var chunks = 0
+            var finished = false
+            var stop = false
+        }
+        let progress = LockedCondition(Progress())
 
         init(digits seed: Int) {
             let text = String((0..<800).map { Character(String(($0 * seed + $0 / 7) % 10)) })
-            Thread.detachNewThread { [self] in
+            Thread.detachNewThread { [progress] in
                 try? Joe.synthesizer.synthesize(text, options: SpeechOptions(voice: Joe.voice), onProgress: nil) { _ in
-                    try condition.withLock {
-                        chunks += 1
-                        condition.broadcast()
-                        if stop { throw Stop() }
+                    try progress.change { progress in
+                        progress.chunks += 1
+                        if progress.stop { throw Stop() }
                     }
                 }
-                condition.withLock {
-                    finished = true
-                    condition.broadcast()
-                }
+                progress.change { $0.finished = true }
             }
         }
 
-        func waitForFirstChunk() { condition.withLock { while chunks == 0, !finished { condition.wait() } } }
+        func waitForFirstChunk() { progress.wait(until: { $0.chunks > 0 || $0.finished }) }
 
         func stopAndWait() {
-            condition.withLock {
-                stop = true
-                while !finished { condition.wait() }
-            }
+            progress.change { $0.stop = true }
+            progress.wait(until: { $0.finished })
         }
     }
 
@@ -52,7 +47,7 @@ struct FairnessTests {
         for long in longs { long.waitForFirstChunk() }
         let start = model.turns.history.count
         let chunks = try Joe.chunks("Done.")
-        let inProgress = longs.filter { long in long.condition.withLock { !long.finished } }.count
+        let inProgress = longs.filter { long in long.progress.withLock { !$0.finished } }.count
         for long in longs { long.stopAndWait() }
 
         #expect(!chunks.isEmpty)
@@ -67,18 +62,12 @@ struct FairnessTests {
     }
 
     /// A door a test thread waits at until the test opens it.
-    final class Gate: @unchecked Sendable {
-        private let condition = ThreadCondition()
-        private var open = false
+    final class Gate: Sendable {
+        private let open = LockedCondition(false)
 
-        func wait() { condition.withLock { while !open { condition.wait() } } }
+        func wait() { open.wait(until: { $0 }) }
 
-        func openIt() {
-            condition.withLock {
-                open = true
-                condition.broadcast()
-            }
-        }
+        func openIt() { open.change { $0 = true } }
     }
 
     @Test("turns go to the caller with the fewest, then to the first to ask")

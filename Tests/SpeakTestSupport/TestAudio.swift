@@ -109,10 +109,18 @@ public enum TestAudio {
 
 /// A live session's wall clock in a test: it reads what the test sets, so a test feeds audio as
 /// fast as it can while the session sees it arrive as spoken.
-public final class AudioClock {
-    public var seconds = 0.0
+public final class AudioClock: Sendable {
+    private let time = Locked(0.0)
 
     public init() {}
+
+    public var seconds: Double {
+        get { time.withLock { $0 } }
+        set { time.withLock { $0 = newValue } }
+    }
+
+    /// Moves the clock on by `interval` in one step, so a decode on another thread adds to it.
+    public func advance(by interval: Double) { time.withLock { $0 += interval } }
 
     public func now() -> Double { seconds }
 }

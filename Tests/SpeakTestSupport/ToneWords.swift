@@ -5,7 +5,7 @@ import SpeakKit
 /// of tone whose loudness names it. A burst that runs to the end of the audio it is handed is heard
 /// as a fragment (its first two letters), as Whisper guesses at a word the window cuts short, so only
 /// a later decode can agree on it and make it final.
-public final class ToneWords: Transcriber, @unchecked Sendable {
+public final class ToneWords: Transcriber, Sendable {
     public static let rate = TranscriptionEngine.sampleRate
     /// The words a clip can hold; a word's loudness is its index times ``step``.
     public static let vocabulary = [
@@ -27,8 +27,15 @@ public final class ToneWords: Transcriber, @unchecked Sendable {
         public var longestQuiet: Double
     }
 
-    public private(set) var heard: [Heard] = []
-    public private(set) var heardCutWord = false
+    /// What the decodes were handed, and whether one heard a word cut short.
+    private struct Record {
+        var heard: [Heard] = []
+        var heardCutWord = false
+    }
+
+    private let record = Locked(Record())
+    public var heard: [Heard] { record.withLock { $0.heard } }
+    public var heardCutWord: Bool { record.withLock { $0.heardCutWord } }
     /// Seconds each decode takes on `clock`.
     let cost: Double
     let clock: AudioClock?
@@ -81,6 +88,8 @@ public final class ToneWords: Transcriber, @unchecked Sendable {
         var quiet = 0
         var longestQuiet = 0
         var index = 0
+        var cutWord = false
+        let shift = heard.count % 2 == 1 ? drift : 0
         while index < peaks.count {
             guard peaks[index] > loud else {
                 quiet += 1
@@ -99,14 +108,16 @@ public final class ToneWords: Transcriber, @unchecked Sendable {
             var text = Self.vocabulary[id]
             if index == peaks.count {
                 text = String(text.prefix(2))
-                heardCutWord = true
+                cutWord = true
             }
-            let shift = heard.count % 2 == 1 ? drift : 0
             words.append(
                 Transcript.Word(start: Double(first) / 100 + shift, end: Double(index) / 100 + shift, text: text))
         }
-        heard.append(Heard(seconds: audio.duration, longestQuiet: Double(longestQuiet) / 100))
-        clock?.seconds += cost
+        record.withLock {
+            $0.heard.append(Heard(seconds: audio.duration, longestQuiet: Double(longestQuiet) / 100))
+            if cutWord { $0.heardCutWord = true }
+        }
+        clock?.advance(by: cost)
         return Transcript(text: words.map(\.text).joined(separator: " "), duration: audio.duration, words: words)
     }
 }

@@ -253,11 +253,10 @@ struct WhisperTranscriberTests {
 }
 
 /// Values reported from other threads.
-final class ProgressLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [Double] = []
-    func add(_ value: Double) { lock.withLock { list.append(value) } }
-    var values: [Double] { lock.withLock { list } }
+final class ProgressLog: Sendable {
+    private let list = Locked<[Double]>([])
+    func add(_ value: Double) { list.withLock { $0.append(value) } }
+    var values: [Double] { list.withLock { $0 } }
 }
 
 @Suite("whisper threads")

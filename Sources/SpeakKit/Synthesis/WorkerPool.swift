@@ -33,15 +33,15 @@ public struct WorkerError: Error, CustomStringConvertible, Sendable {
 /// server must open its listening and client sockets with `SOCK_CLOEXEC`, or a worker would hold
 /// them open.
 public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by `condition`
-    /// One worker process. `exited` is set (under the pool's lock) before the process is reaped,
-    /// so a signal sent while it is clear cannot reach a recycled process ID.
-    private final class Worker: @unchecked Sendable {  // `exited` guarded by the pool's `condition`
+    /// One worker process. `exited` is set before the process is reaped, so a signal sent while it
+    /// is clear (under its lock) cannot reach a recycled process ID.
+    private final class Worker: Sendable {
         let pid: pid_t
         /// The parent's end of a socket pair: the child's standard input and output. A socket,
         /// not pipes, so writes can pass `MSG_NOSIGNAL`: a dead worker gives EPIPE, not a SIGPIPE
         /// that would kill the server.
         let socket: Int32
-        var exited = false
+        let exited = Locked(false)
         let reaped = DispatchSemaphore(value: 0)
 
         init(pid: pid_t, socket: Int32) {
@@ -182,7 +182,7 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
     private func checkIn(_ worker: Worker, replace: Bool) {
         guard replace else {
             condition.lock()
-            if !isShutDown && !worker.exited {
+            if !isShutDown && !worker.exited.withLock({ $0 }) {
                 idle.append(worker)
                 condition.signal()
                 condition.unlock()
@@ -221,7 +221,7 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
     /// Closing the socket ends the worker's input, so it exits; `kill` is for one mid-reply.
     /// Returns once the worker has been reaped.
     private func retire(_ worker: Worker, kill: Bool) {
-        if kill { condition.withLock { if !worker.exited { _ = Glibc.kill(worker.pid, SIGKILL) } } }
+        if kill { worker.exited.withLock { if !$0 { _ = Glibc.kill(worker.pid, SIGKILL) } } }
         close(worker.socket)
         worker.reaped.wait()
     }
@@ -232,7 +232,7 @@ public final class WorkerPool: Synthesizer, @unchecked Sendable {  // guarded by
         var info = siginfo_t()
         _ = try? SystemCall.retrying("waitid") { waitid(P_PID, id_t(worker.pid), &info, WEXITED | WNOWAIT) }
         let wasIdle = condition.withLock { () -> Bool in
-            worker.exited = true
+            worker.exited.withLock { $0 = true }
             guard let index = idle.firstIndex(where: { $0 === worker }) else { return false }
             idle.remove(at: index)
             return true

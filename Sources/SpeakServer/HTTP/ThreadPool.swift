@@ -61,26 +61,20 @@ final class ThreadPool: @unchecked Sendable {  // guarded by `condition`
 }
 
 /// A count many threads change and one may wait on.
-final class Gauge: @unchecked Sendable {  // guarded by `condition`
-    private let condition = ThreadCondition()
-    private var count = 0
+final class Gauge: Sendable {
+    private let count = LockedCondition(0)
 
     /// Adds `delta`; the new count.
     @discardableResult
     func add(_ delta: Int) -> Int {
-        condition.withLock {
+        count.change { count in
             count += delta
-            condition.broadcast()
             return count
         }
     }
 
-    var value: Int { condition.withLock { count } }
+    var value: Int { count.withLock { $0 } }
 
     /// Waits until the count is at most `limit`, or `deadline` passes.
-    func wait(untilAtMost limit: Int, deadline: Date) {
-        condition.lock()
-        defer { condition.unlock() }
-        while count > limit && condition.wait(until: deadline) {}
-    }
+    func wait(untilAtMost limit: Int, deadline: Date) { count.wait(until: { $0 <= limit }, deadline: deadline) }
 }

@@ -182,7 +182,7 @@ extension AudioServer {
 }
 
 /// Reads the pipe sink's FIFO on its own thread, keeping every sample and when it arrived.
-final class Listener: @unchecked Sendable {
+final class Listener: Sendable {
     struct Mark { let sample: Int }
     struct Recording {
         var samples: [Int16]
@@ -274,7 +274,7 @@ final class Listener: @unchecked Sendable {
 /// The virtual microphone: writes queued samples, else silence, into a pipe source's FIFO in real
 /// time. A pipe source delivers exactly what is written to its FIFO, when it is written, so the
 /// writer paces itself by the clock; stopping would stall every recorder on it.
-final class Microphone: @unchecked Sendable {
+final class Microphone: Sendable {
     static let sampleRate = 16000
     private let queue = Locked<[Int16]>([])
     private let stopped = Atomic<Bool>(false)

@@ -1,8 +1,9 @@
 import Foundation
+import SpeakKit
 
 /// A child process on posix_spawn and waitpid. (Foundation's `Process.waitUntilExit` can miss a
 /// child's exit when called off the main thread, as Swift Testing does.)
-final class Subprocess: @unchecked Sendable {
+final class Subprocess: Sendable {
     struct Result {
         var status: Int32
         /// Killed by this signal instead of exiting.
@@ -15,13 +16,11 @@ final class Subprocess: @unchecked Sendable {
 
     let pid: pid_t
     private static let spawning = NSLock()
-    /// What the child has written so far; appended as it arrives, under `reading`.
-    private var output: (stdout: Data, stderr: Data) = (Data(), Data())
-    private let reading = NSLock()
+    /// What the child has written so far, appended as it arrives.
+    private let output = Locked((stdout: Data(), stderr: Data()))
     /// How the child exited (its wait status) and when, once reaped: from then on its ID may be
-    /// another process's. Set and read under the lock.
-    private let reaping = NSLock()
-    private var reaped: (status: Int32, time: TimeInterval)?
+    /// another process's, so it is signalled only under this lock while it is `nil`.
+    private let reaped = Locked<(status: Int32, time: TimeInterval)?>(nil)
     private let readers = DispatchGroup()
 
     /// The environment a child gets: the test's, or `environment`, with no local socket unless it
@@ -78,8 +77,8 @@ final class Subprocess: @unchecked Sendable {
             throw TestFailure("cannot start \(executable): \(String(cString: strerror(error)))")
         }
         self.pid = pid
-        collect(pipes.stdout.read) { self.output.stdout += $0 }
-        collect(pipes.stderr.read) { self.output.stderr += $0 }
+        collect(pipes.stdout.read) { [output] piece in output.withLock { $0.stdout += piece } }
+        collect(pipes.stderr.read) { [output] piece in output.withLock { $0.stderr += piece } }
         let stdin = pipes.stdin.write
         Thread.detachNewThread {
             if let input {
@@ -105,11 +104,11 @@ final class Subprocess: @unchecked Sendable {
         return (descriptors[0], descriptors[1])
     }
 
-    /// Reads `descriptor` until end of file, handing each piece to `append` under `reading`, so a
-    /// test can read what a running child has printed (``stdoutSoFar``).
+    /// Reads `descriptor` until end of file, handing each piece to `append` as it comes, so a test
+    /// can read what a running child has printed (``stdoutSoFar``).
     private func collect(_ descriptor: Int32, append: @escaping @Sendable (Data) -> Void) {
         readers.enter()
-        Thread.detachNewThread { [readers, reading] in
+        Thread.detachNewThread { [readers] in
             defer { close(descriptor) }
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
@@ -117,7 +116,7 @@ final class Subprocess: @unchecked Sendable {
                 if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { break }
                 let piece = Data(buffer[..<count])
-                reading.withLock { append(piece) }
+                append(piece)
             }
             readers.leave()
         }
@@ -125,27 +124,27 @@ final class Subprocess: @unchecked Sendable {
 
     /// What the child has written to its standard output so far.
     var stdoutSoFar: String {
-        reading.withLock { String(decoding: output.stdout, as: UTF8.self) }
+        output.withLock { String(decoding: $0.stdout, as: UTF8.self) }
     }
 
     /// What the child has written to its standard error so far.
     var stderrSoFar: String {
-        reading.withLock { String(decoding: output.stderr, as: UTF8.self) }
+        output.withLock { String(decoding: $0.stderr, as: UTF8.self) }
     }
 
     /// Sends `signal`, unless the child has been reaped already.
     func send(_ signal: Int32) {
-        reaping.withLock { if reaped == nil { _ = kill(pid, signal) } }
+        reaped.withLock { if $0 == nil { _ = kill(pid, signal) } }
     }
 
     /// Waits for the child to exit and reaps it; called again, returns the same.
     func wait() -> Result {
         // Until it exits, without reaping it, so `send` can still signal it meanwhile.
         var info = siginfo_t()
-        while reaping.withLock({ reaped == nil }) && waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0
+        while reaped.withLock({ $0 == nil }) && waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0
             && errno == EINTR
         {}
-        let (status, exitTime) = reaping.withLock {
+        let (status, exitTime) = reaped.withLock { reaped in
             if let reaped { return reaped }
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -156,8 +155,7 @@ final class Subprocess: @unchecked Sendable {
         let signaled = status & 0x7f != 0
         return Result(
             status: signaled ? -1 : (status >> 8) & 0xff, signal: signaled ? status & 0x7f : nil,
-            stdout: reading.withLock { String(decoding: output.stdout, as: UTF8.self) },
-            stderr: reading.withLock { String(decoding: output.stderr, as: UTF8.self) },
+            stdout: stdoutSoFar, stderr: stderrSoFar,
             exitTime: exitTime)
     }
 
@@ -173,7 +171,7 @@ final class Subprocess: @unchecked Sendable {
 
     /// Whether the child has exited, without reaping it.
     var hasExited: Bool {
-        reaping.withLock {
+        reaped.withLock { reaped in
             guard reaped == nil else { return true }
             // With WNOHANG and the child still running, waitid returns 0 and leaves the ID zero.
             var info = siginfo_t()
