@@ -4,9 +4,8 @@ import Glibc
 /// A value that threads share behind a lock.
 ///
 /// Used instead of the standard library's `Mutex`: on Linux `Mutex` waits on a futex directly, which
-/// ThreadSanitizer cannot see, so every contended `withLock` is reported as a data race (reproduced
-/// with four threads on one `Mutex<[K: V]>`: a warning per run; with this type, none). A false
-/// report in CI's TSan run would hide a true one, so the project has this one lock type.
+/// ThreadSanitizer cannot see, so a contended `withLock` is reported as a data race. A false report
+/// in CI's TSan run would hide a true one, so the project locks with pthread mutexes, which it sees.
 ///
 /// `@unchecked` only for the lock itself: as with `Mutex`, the value goes in and comes out as
 /// `sending`, so the compiler still checks that no unprotected reference to it escapes.

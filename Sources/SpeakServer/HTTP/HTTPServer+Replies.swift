@@ -43,9 +43,10 @@ extension HTTPServer {
     }
 
     /// What the kernel may hold of a long reply on its way to the client. The send timeout counts
-    /// from libmicrohttpd's last write, so a socket left to grow its buffer (to 4 MB) was cut off
-    /// under a steady reader slower than the server: draining 4 MB took it longer than the timeout.
-    /// 128 KiB (the kernel doubles it) still sends 5 MB/s over a 50 ms round trip.
+    /// from libmicrohttpd's last write, so a socket left to grow its buffer (to 4 MB) would cut off
+    /// a steady reader slower than the server: a full buffer can take it longer than the timeout to
+    /// drain, with no write meanwhile. 128 KiB (the kernel doubles it) still fills a 50 ms round
+    /// trip at 5 MB/s.
     static let replySendBuffer = 128 << 10
 
     private static func boundSendBuffer(of connection: OpaquePointer) {

@@ -202,8 +202,8 @@ public final class HTTPServer: Sendable {
 
     /// glibc's malloc gives every thread that allocates at once an arena of its own (up to 8 per
     /// core) and, after a large block is freed, raises its mmap threshold, so the next large
-    /// buffers (decoded uploads, PCM) come from those arenas and are never returned: RSS grew with
-    /// every transcription and stayed. Two arenas, a fixed threshold (large blocks are mmapped and
+    /// buffers (decoded uploads, PCM) come from those arenas and are never returned: RSS would grow
+    /// with every transcription and stay. Two arenas, a fixed threshold (large blocks are mmapped and
     /// go back on free), and a trim after each large request keep it flat.
     static func boundAllocator() {
         _ = mallopt(M_ARENA_MAX, 2)
@@ -212,8 +212,9 @@ public final class HTTPServer: Sendable {
     }
 
     /// Each connection's buffer for a request's head and the reply's headers (libmicrohttpd's
-    /// default is 32 KiB). It zeroes all of it after every request, which was 6 % of a cached reply's
-    /// CPU; 16 KiB still takes an 8 KiB header line (nginx's default limit), and more is a 431.
+    /// default is 32 KiB). It zeroes all of it after every request, work a cached reply pays for in
+    /// full, so it is no larger than a request needs: 16 KiB still takes an 8 KiB header line
+    /// (nginx's default limit), and more is a 431.
     static let connectionMemory = 16 * 1024
 
     /// Requests with a body at least this large are followed by a `malloc_trim`.

@@ -31,9 +31,9 @@ final class ThreadPool: @unchecked Sendable {  // guarded by `condition`
 
     private func work() {
         // Not `Thread.current.name`: Foundation names the OS thread only once the thread that
-        // started this one has recorded its handle, and a new thread that runs first kept the name
-        // of the libmicrohttpd thread that started it (3 of 27, forty requests at once). Glibc's
-        // pthread_setname_np is not visible to Swift; this file is what it writes.
+        // started this one has recorded its handle, so a new thread that runs first keeps the name
+        // of the libmicrohttpd thread that started it. Glibc's pthread_setname_np is not visible to
+        // Swift; this file is what it writes.
         let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
         if comm >= 0 {
             _ = name.withCString { write(comm, $0, strlen($0)) }
