@@ -11,6 +11,10 @@ import SpeakKit
 /// that may still change are not sent), `.speech_stopped` and `.committed` when it ends (or at the
 /// client's `input_audio_buffer.commit` without turn detection), then `.completed` with the whole
 /// transcript. A client's mistake is an `error` event and the session goes on.
+///
+/// speak's extension: a client that connects with `partials=true` is also sent the words that
+/// may still change, as `conversation.item.input_audio_transcription.partial` (`text` replaces
+/// the item's previous partial; "" clears it), so captions show before two decodes agree.
 final class RealtimeTranscription {
     /// The most audio one append may carry, in seconds (an event of OpenAI's may be 15 MiB).
     static let maximumAppendSeconds = 10.0
@@ -19,9 +23,16 @@ final class RealtimeTranscription {
     /// to this. Past it appends are refused, so a session costs what real time costs.
     static let maximumLead = 10.0
     static let rate = 24000
+    /// The subprotocol a browser offers for the session, and the one the 101 answers.
+    static let subprotocol = "realtime"
+    /// The prefix of the subprotocol that carries a browser's token (a WebSocket cannot have an
+    /// Authorization header there), as OpenAI's own browser clients send it.
+    static let tokenSubprotocolPrefix = "openai-insecure-api-key."
 
     private let engine: TranscriptionEngine
     private let connection: WebSocketConnection
+    /// Whether the client asked for partial text (`partials=true`).
+    private let partials: Bool
     private var configuration = Configuration()
     private var live: LiveTranscription
     private let id = "sess_" + RealtimeTranscription.randomID()
@@ -30,6 +41,8 @@ final class RealtimeTranscription {
     private var item: String?
     private var previousItem: String?
     private var itemHasText = false
+    /// The partial text the client was last sent for the item.
+    private var partialSent = ""
     private var itemCount = 0
     /// Seconds of audio the client may still send at once, as of `lastAudio`.
     private var credit = RealtimeTranscription.maximumLead
@@ -70,9 +83,10 @@ final class RealtimeTranscription {
         var type = "invalid_request_error"
     }
 
-    init(engine: TranscriptionEngine, connection: WebSocketConnection) throws {
+    init(engine: TranscriptionEngine, connection: WebSocketConnection, partials: Bool = false) throws {
         self.engine = engine
         self.connection = connection
+        self.partials = partials
         live = try Self.makeLive(engine, configuration)
     }
 
@@ -168,6 +182,7 @@ final class RealtimeTranscription {
         if changed.turnDetection != configuration.turnDetection {
             // A detector comes or goes: the turn under way is dropped, as at a clear.
             live = try Self.makeLive(engine, changed)
+            clearPartial()
             item = nil
         } else {
             live.options = changed.options
@@ -266,11 +281,13 @@ final class RealtimeTranscription {
 
     private func clear() {
         live.clear()
+        clearPartial()
         item = nil
         send(["type": "input_audio_buffer.cleared"])
     }
 
     private func restart() {
+        clearPartial()
         item = nil
         if let fresh = try? Self.makeLive(engine, configuration) { live = fresh }
     }
@@ -297,10 +314,11 @@ final class RealtimeTranscription {
                     "content_index": 0, "delta": .string((itemHasText ? " " : "") + words),
                 ])
                 itemHasText = true
-            case .partial:
-                // It may change, and an OpenAI delta can only add to the text.
-                continue
+            case .partial(let text):
+                // It may change, and an OpenAI delta can only add to the text: only on request.
+                if partials { sendPartial(text) }
             case .completed(let text, let start, let end):
+                clearPartial()
                 send([
                     "type": "conversation.item.input_audio_transcription.completed", "item_id": .string(currentItem()),
                     "content_index": 0, "transcript": .string(text),
@@ -310,6 +328,20 @@ final class RealtimeTranscription {
                 item = nil
             }
         }
+    }
+
+    private func sendPartial(_ text: String) {
+        send([
+            "type": "conversation.item.input_audio_transcription.partial", "item_id": .string(currentItem()),
+            "content_index": 0, "text": .string(text),
+        ])
+        partialSent = text
+    }
+
+    /// The item's partial text gone, for a client that was sent some: the turn ended or was dropped.
+    private func clearPartial() {
+        guard partials, item != nil, !partialSent.isEmpty else { return }
+        sendPartial("")
     }
 
     private func committed() {
@@ -326,6 +358,7 @@ final class RealtimeTranscription {
         let name = "item_\(itemCount)_" + Self.randomID().prefix(8)
         item = name
         itemHasText = false
+        partialSent = ""
         return name
     }
 
@@ -384,13 +417,29 @@ extension SpeechService {
                 400, "this server has transcription sessions only: connect with ?intent=transcription",
                 param: "intent", code: "unsupported_intent")
         }
+        let partials: Bool
+        switch request.query["partials"] {
+        case nil, "false": partials = false
+        case "true": partials = true
+        case let other?:
+            throw HTTPError(
+                400, "partials is true or false, not '\(other)'", param: "partials", code: "invalid_value")
+        }
         let engine = transcription
-        return try WebSocket.upgrade(request) { connection in
+        return try WebSocket.upgrade(request, protocols: [RealtimeTranscription.subprotocol]) { connection in
             do {
-                try RealtimeTranscription(engine: engine, connection: connection).run()
+                try RealtimeTranscription(engine: engine, connection: connection, partials: partials).run()
             } catch {
                 connection.close(.internalError, reason: "the transcriber cannot start: \(error)")
             }
         }
+    }
+}
+
+extension RealtimeTranscription {
+    /// The token a browser offers as the subprotocol `openai-insecure-api-key.TOKEN`, if any.
+    static func subprotocolToken(_ request: HTTPRequest) -> String? {
+        WebSocket.offeredProtocols(request).lazy.filter { $0.hasPrefix(tokenSubprotocolPrefix) }
+            .map { String($0.dropFirst(tokenSubprotocolPrefix.count)) }.first { !$0.isEmpty }
     }
 }

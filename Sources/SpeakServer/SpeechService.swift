@@ -58,6 +58,8 @@ public final class SpeechService: Sendable {
         /// Charged to the client's rate limit only when it makes a new reply: a cache hit (or a
         /// 304) costs next to nothing, so it is free.
         var freeWhenCached = false
+        /// A WebSocket, whose token may come as a subprotocol: a browser cannot set Authorization on one.
+        var webSocket = false
         let handle: @Sendable (SpeechService, HTTPRequest) throws -> HTTPResponse
     }
 
@@ -100,7 +102,7 @@ public final class SpeechService: Sendable {
                 try $0.transcribe($1, openAI: true, translate: true)
             },
             // OpenAI's Realtime API, transcription sessions: a WebSocket (RealtimeTranscription).
-            Route(method: "GET", path: "/v1/realtime") { try $0.realtime($1) },
+            Route(method: "GET", path: "/v1/realtime", webSocket: true) { try $0.realtime($1) },
         ]
         // One model each, as the openai package's `models.retrieve("tts-1")` asks.
         + (models + transcriptionModels).map { id in
@@ -158,7 +160,7 @@ public final class SpeechService: Sendable {
         do {
             let route = try route(for: request)
             if !route.open {
-                request.client = try authenticate(request)
+                request.client = try authenticate(request, webSocket: route.webSocket)
                 if !route.freeWhenCached { try admit(request.client) }
             }
             return try route.handle(self, request)
@@ -189,11 +191,17 @@ public final class SpeechService: Sendable {
 
     /// The client's name (its token's), or without a tokens file "anonymous" and its address, so
     /// each address has its own rate limit; 401 without a valid token. The local user, on the local
-    /// socket, needs none and has no rate limit.
-    private func authenticate(_ request: HTTPRequest) throws -> String? {
+    /// socket, needs none and has no rate limit. A WebSocket's token may instead be offered as the
+    /// subprotocol `openai-insecure-api-key.TOKEN`, as OpenAI's browser clients send it; only there,
+    /// so no cacheable reply is ever made for a token the cache's key (Authorization) does not hold.
+    private func authenticate(_ request: HTTPRequest, webSocket: Bool = false) throws -> String? {
         if request.viaLocalSocket { return nil }
         guard let tokens else { return "anonymous " + (request.address ?? "") }
-        guard let name = tokens.authenticate(request.header("Authorization")) else {
+        var authorization = request.header("Authorization")
+        if authorization == nil, webSocket, let token = RealtimeTranscription.subprotocolToken(request) {
+            authorization = "Bearer " + token
+        }
+        guard let name = tokens.authenticate(authorization) else {
             throw HTTPError(
                 401, "a valid bearer token is required", code: "invalid_api_key",
                 headers: [("WWW-Authenticate", "Bearer")])

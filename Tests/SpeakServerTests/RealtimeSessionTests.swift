@@ -17,6 +17,27 @@ struct RealtimeSessionTests {
         wire = try WireService(InProcessService(transcriber: FixedTranscriber(text: "hello there")))
     }
 
+    /// The handshake a browser sends: the token offered as a subprotocol beside `realtime`.
+    func connectAsBrowser(_ path: String = "/v1/realtime?intent=transcription", token: String) throws
+        -> WebSocketClient
+    {
+        try WebSocketClient(
+            port: wire.server.port, path: path,
+            headers: ["Sec-WebSocket-Protocol": "realtime, openai-insecure-api-key.\(token)"])
+    }
+
+    /// `audio` appended 0.1 s at a time as a microphone sends it, each append when the wall clock
+    /// reaches its start: the engine decodes while a turn forms only for audio not sent ahead of time.
+    static func appendAsSpoken(_ client: WebSocketClient, _ audio: [UInt8]) throws {
+        let began = Date()
+        for (index, start) in stride(from: 0, to: audio.count, by: 4800).enumerated() {
+            let due = began.addingTimeInterval(Double(index) * 0.1)
+            if due > Date() { Thread.sleep(until: due) }
+            let chunk = Data(audio[start..<min(audio.count, start + 4800)])
+            try send(client, ["type": "input_audio_buffer.append", "audio": chunk.base64EncodedString()])
+        }
+    }
+
     func connect(_ path: String = "/v1/realtime?intent=transcription", token: String = InProcessService.token) throws
         -> WebSocketClient
     {
@@ -153,6 +174,79 @@ struct RealtimeSessionTests {
     func refusedHandshakes() throws {
         #expect(try connect(token: "wrong").status == 401)
         #expect(try connect("/v1/realtime?model=gpt-realtime").status == 400)
+        #expect(try connect("/v1/realtime?intent=transcription&partials=yes").status == 400)
         #expect(try connect("/v1/realtime?intent=transcription").status == 101)
+    }
+
+    @Test(
+        """
+        a browser's token, offered as the subprotocol openai-insecure-api-key.TOKEN: a wrong one is 401 \
+        before the upgrade, the right one 101 answering the protocol 'realtime' (never the token)
+        """)
+    func tokenAsSubprotocol() throws {
+        let refused = try connectAsBrowser(token: "wrong")
+        #expect(refused.status == 401, "\(refused.head)")
+        let client = try connectAsBrowser(token: InProcessService.token)
+        #expect(client.status == 101, "\(client.head)")
+        let answered = client.head.split(separator: "\r\n").filter {
+            $0.lowercased().hasPrefix("sec-websocket-protocol:")
+        }
+        #expect(answered == ["Sec-WebSocket-Protocol: realtime"], "\(client.head)")
+        #expect(try Self.event(client)["type"] as? String == "session.created")
+        // Only a WebSocket takes it: a reply a cache may keep is never made for a token Authorization lacks.
+        let plain = WireClient(port: wire.server.port, authorization: nil).call(
+            "GET", "/voices",
+            headers: ["sec-websocket-protocol": "realtime, openai-insecure-api-key.\(InProcessService.token)"])
+        #expect(plain.status == 401)
+    }
+
+    @Test("partials=true: the words still in doubt come as .partial events of the turn's item, cleared before it ends")
+    func partials() throws {
+        let client = try connect("/v1/realtime?intent=transcription&partials=true")
+        _ = try Self.event(client)
+        try Self.appendAsSpoken(client, Self.silence(0.5) + TestAudio.tone(Self.format, seconds: 2) + Self.silence(1))
+        let events = try Self.events(client, until: "conversation.item.input_audio_transcription.completed")
+        let partials = events.filter { $0["type"] as? String == "conversation.item.input_audio_transcription.partial" }
+        let item = try #require(events.last?["item_id"] as? String)
+        #expect(partials.allSatisfy { $0["item_id"] as? String == item && $0["content_index"] as? Int == 0 })
+        let texts = partials.compactMap { $0["text"] as? String }
+        #expect(texts.first == "hello there", "the words heard first, before two decodes agree: \(texts)")
+        let firstDelta = events.firstIndex {
+            $0["type"] as? String == "conversation.item.input_audio_transcription.delta"
+        }
+        let firstPartial = events.firstIndex {
+            $0["type"] as? String == "conversation.item.input_audio_transcription.partial"
+        }
+        #expect(firstPartial != nil && firstDelta != nil && firstPartial! < firstDelta!, "\(events)")
+        #expect(texts.last == "", "the partial is cleared once its words are final: \(texts)")
+    }
+
+    @Test("without partials=true, the same audio at the same pace brings no .partial event: OpenAI's events only")
+    func noPartialsUnasked() throws {
+        let client = try connect()
+        _ = try Self.event(client)
+        try Self.appendAsSpoken(client, Self.silence(0.5) + TestAudio.tone(Self.format, seconds: 2) + Self.silence(1))
+        let events = try Self.events(client, until: "conversation.item.input_audio_transcription.completed")
+        #expect(!events.contains { ($0["type"] as? String)?.hasSuffix(".partial") == true }, "\(events)")
+        #expect(events.contains { $0["type"] as? String == "conversation.item.input_audio_transcription.delta" })
+    }
+
+    @Test("realtimeSessions bounds the sessions open at once: past it a handshake gets 503 too_many_sessions")
+    func sessionLimit() throws {
+        var configuration = ServerConfiguration()
+        configuration.realtimeSessions = 1
+        let limited = try WireService(
+            InProcessService(configuration: configuration, transcriber: FixedTranscriber(text: "hello there")))
+        let headers = ["Authorization": "Bearer \(InProcessService.token)"]
+        let path = "/v1/realtime?intent=transcription"
+        let first = try WebSocketClient(port: limited.server.port, path: path, headers: headers)
+        #expect(first.status == 101, "\(first.head)")
+        let second = try WebSocketClient(port: limited.server.port, path: path, headers: headers)
+        #expect(second.status == 503, "\(second.head)")
+        #expect(second.head.contains("Retry-After: 1"), "\(second.head)")
+        // The default, eight, takes a second one.
+        let other = try WebSocketClient(port: wire.server.port, path: path, headers: headers)
+        let another = try WebSocketClient(port: wire.server.port, path: path, headers: headers)
+        #expect(other.status == 101 && another.status == 101)
     }
 }

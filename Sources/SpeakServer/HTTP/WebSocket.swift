@@ -55,8 +55,11 @@ public enum WebSocket {
     }
 
     /// The 101 that upgrades `request`, a WebSocket opening handshake, to a connection that
-    /// `session` runs; the client's mistake as an ``HTTPError`` when it is not one.
-    public static func upgrade(_ request: HTTPRequest, session: @escaping Session) throws(HTTPError) -> HTTPResponse {
+    /// `session` runs; the client's mistake as an ``HTTPError`` when it is not one. Of the
+    /// subprotocols the client offers, the first that `protocols` names is the one answered.
+    public static func upgrade(
+        _ request: HTTPRequest, protocols: [String] = [], session: @escaping Session
+    ) throws(HTTPError) -> HTTPResponse {
         guard request.method == "GET" else { throw HTTPError(405, "a WebSocket opens with GET") }
         guard hasToken("websocket", in: request.header("Upgrade")) else {
             throw HTTPError(
@@ -78,10 +81,18 @@ public enum WebSocket {
                 400, "Sec-WebSocket-Key must be 16 bytes in base64", param: "Sec-WebSocket-Key",
                 code: "invalid_handshake")
         }
-        return HTTPResponse(
-            status: 101,
-            headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", acceptKey(key))],
-            body: .upgrade(session))
+        var headers = [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", acceptKey(key))]
+        // A browser fails a connection whose 101 names no protocol when it offered some, or one it did not offer.
+        if let chosen = offeredProtocols(request).first(where: protocols.contains) {
+            headers.append(("Sec-WebSocket-Protocol", chosen))
+        }
+        return HTTPResponse(status: 101, headers: headers, body: .upgrade(session))
+    }
+
+    /// The subprotocols a handshake offers (`Sec-WebSocket-Protocol`), in its order.
+    public static func offeredProtocols(_ request: HTTPRequest) -> [String] {
+        (request.header("Sec-WebSocket-Protocol") ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// Whether the comma-separated header `value` lists `token` (case-insensitively).

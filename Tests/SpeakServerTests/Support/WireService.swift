@@ -34,7 +34,7 @@ final class WireService: ServiceHarness {
         self.local = local
         let service = local.service
         server = try HTTPServer(
-            host: "127.0.0.1", port: 0, threads: 2, limits: ServerConfiguration().httpLimits(),
+            host: "127.0.0.1", port: 0, threads: 2, limits: local.service.configuration.httpLimits(),
             bodyPolicy: service.bodyPolicy, screen: service.screen, handler: service.respond)
         client = WireClient(port: server.port, authorization: local.authorization)
     }
