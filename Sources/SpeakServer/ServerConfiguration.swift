@@ -30,6 +30,9 @@ public struct ServerConfiguration: Codable, Sendable {
     public var idleTimeoutSeconds = 15
     /// Seconds a reply waits for a client that has stopped reading it before it is abandoned.
     public var sendTimeoutSeconds = 60
+    /// WebSocket sessions (`/v1/realtime`) open at most: each has a thread and may keep a core
+    /// decoding. One more handshake is answered 503.
+    public var realtimeSessions = 8
     /// Seconds SIGTERM waits for requests in flight before ending them.
     public var shutdownGraceSeconds = 30.0
     /// Transcribe through this upstream (Groq, OpenAI, another speak serve) instead of pocketsphinx.
@@ -46,7 +49,7 @@ public struct ServerConfiguration: Codable, Sendable {
     public func httpLimits(connections: Int? = nil) -> HTTPServer.Limits {
         HTTPServer.Limits(
             connections: connections ?? connectionLimit, idleTimeout: idleTimeoutSeconds,
-            sendTimeout: sendTimeoutSeconds)
+            sendTimeout: sendTimeoutSeconds, webSockets: realtimeSessions)
     }
 
     public var effectiveWorkers: Int { workers > 0 ? workers : ProcessInfo.processInfo.activeProcessorCount }
@@ -75,6 +78,7 @@ public struct ServerConfiguration: Codable, Sendable {
         idleTimeoutSeconds = try value(.idleTimeoutSeconds, idleTimeoutSeconds)
         sendTimeoutSeconds = try value(.sendTimeoutSeconds, sendTimeoutSeconds)
         shutdownGraceSeconds = try value(.shutdownGraceSeconds, shutdownGraceSeconds)
+        realtimeSessions = try value(.realtimeSessions, realtimeSessions)
         transcription = try container.decodeIfPresent(TranscriptionUpstream.self, forKey: .transcription)
     }
 }

@@ -64,6 +64,9 @@ extension ServeCommand {
             number("--rate-limit", value: "PER_MINUTE", help: "requests a minute per token (default 120)") {
                 $0.rateLimitPerMinute = $1
             },
+            number("--realtime-sessions", value: "N", help: "live transcription sessions at once (default 8)") {
+                $0.realtimeSessions = $1
+            },
             setting("--voices-dir", value: "DIR", help: "also load voice files (*.json) from DIR") {
                 $0.voicesDirectory = $1
             },

@@ -15,7 +15,7 @@ enum ServeCommand {
 
         usage: speak serve [--host H] [--port N] [--config FILE] [--tokens FILE] [--cache-dir DIR]
                            [--cache-bytes N] [--workers N] [--threads N] [--rate-limit PER_MINUTE]
-                           [--voices-dir DIR] [--device NAME]
+                           [--voices-dir DIR] [--device NAME] [--realtime-sessions N]
                            [--engine whisper|pocketsphinx] [--model NAME|PATH]   (the local transcriber)
                            [--wyoming tcp://HOST:PORT [--no-http] [--zeroconf [--zeroconf-name NAME]]]
                speak serve --hash-token TOKEN [--name NAME]   (prints a line for the tokens file)
@@ -24,10 +24,12 @@ enum ServeCommand {
     static let epilogue = """
         Endpoints: GET / (a web page), /health, /ready, /token, /voices, /v1/models, /v1/audio/voices,
         /speak?text=…; POST /speak, /api/speak, /v1/audio/speech, /play, /api/transcribe,
-        /v1/audio/transcriptions, /v1/audio/translations. All but / and /health need
-        'Authorization: Bearer TOKEN' when a tokens file is configured. SIGHUP reloads the tokens
-        file; SIGTERM finishes requests in flight, then exits. Commands of the same user reach it
-        without a token on the local socket $XDG_RUNTIME_DIR/speak/serve.sock (or $SPEAK_SOCKET).
+        /v1/audio/transcriptions, /v1/audio/translations; GET /v1/realtime?intent=transcription (a
+        WebSocket; --realtime-sessions, else $SPEAK_REALTIME_SESSIONS, of them at once). All but /
+        and /health need 'Authorization: Bearer TOKEN' when a tokens file is configured. SIGHUP
+        reloads the tokens file; SIGTERM finishes requests in flight, then exits. Commands of the
+        same user reach it without a token on the local socket $XDG_RUNTIME_DIR/speak/serve.sock
+        (or $SPEAK_SOCKET).
 
         Wyoming: --wyoming tcp://0.0.0.0:10200 also serves Wyoming TTS and STT (Home Assistant's
         protocol, as wyoming-piper and wyoming-faster-whisper do) on that address: every installed
@@ -66,6 +68,11 @@ enum ServeCommand {
                 throw UsageError("--hash-token needs a token, not blanks")
             }
             return print(TokenStore.hashLine(for: hashToken, name: tokenName))
+        }
+        switch EnvironmentSettings.current.realtimeSessions {
+        case .success(let count)?: configuration.realtimeSessions = count
+        case .failure(let rejected)?: throw UsageError(rejected.description)
+        case nil: break
         }
         for override in overrides { override(&configuration) }
         // 0 binds a free port, which the "listening on" line names.

@@ -41,6 +41,11 @@ public struct EnvironmentSettings: Sendable, Equatable {
             standard: "connections=64, per-address half of it, … (Docs/home-assistant.md)",
             accepted: "`NAME=VALUE,…` of the names Docs/home-assistant.md lists; anything else is exit 64"),
         .init(
+            name: "SPEAK_REALTIME_SESSIONS",
+            purpose:
+                "the most live transcription sessions (`/v1/realtime`) `speak serve` runs at once; one more gets 503",
+            standard: "8", accepted: "0 to 1024; `--realtime-sessions` wins; anything else is exit 64"),
+        .init(
             name: "SPEAK_WHISPER_BEAM_SIZE", purpose: "Whisper's beams when `--beam-size` is not given",
             standard: "1 (greedy)", accepted: "1 to 8; empty is unset; anything else is named on stderr and 1 kept"),
         .init(
@@ -95,6 +100,8 @@ public struct EnvironmentSettings: Sendable, Equatable {
     public var socket: String?
     /// `SPEAK_WYOMING_LIMITS` as it is, for `WyomingLimits(parsing:)`, whose errors are the user's to see.
     public var wyomingLimits: String?
+    /// `SPEAK_REALTIME_SESSIONS`: `nil` when unset or empty, a failure naming text outside 0...1024.
+    public var realtimeSessions: Result<Int, RejectedValue>?
     /// `SPEAK_WHISPER_BEAM_SIZE`: `nil` when unset or empty, a failure naming text outside 1...8.
     public var whisperBeamSize: Result<Int, RejectedValue>?
     /// `SPEAK_WHISPER_SPECTROGRAM=faster-whisper`.
@@ -157,6 +164,12 @@ public struct EnvironmentSettings: Sendable, Equatable {
         token = value("SPEAK_TOKEN")
         socket = value("SPEAK_SOCKET")
         wyomingLimits = value("SPEAK_WYOMING_LIMITS")
+        realtimeSessions = nonEmpty("SPEAK_REALTIME_SESSIONS").map { text in
+            guard let count = Int(text), (0...1024).contains(count) else {
+                return .failure(RejectedValue(name: "SPEAK_REALTIME_SESSIONS", text: text, accepted: "0 to 1024"))
+            }
+            return .success(count)
+        }
         whisperBeamSize = nonEmpty("SPEAK_WHISPER_BEAM_SIZE").map { text in
             // Foundation's `.whitespaces`: tabs and the space separators.
             let blank: (Unicode.Scalar) -> Bool = { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
