@@ -6,6 +6,9 @@ what it saw as one JSON object. Chromium's fake microphone plays --mic (a WAV) o
     drive_page.py URL TOKEN record --mic FILE.wav --seconds S [--retry-token GOOD]
         (with --retry-token, TOKEN is refused; the page is reloaded, the right token goes in, and
         Retry sends the recording it kept)
+    drive_page.py URL TOKEN caption --mic FILE.wav
+        (Record; while recording, the live caption is read until a turn of it is complete, then Stop,
+        and the uploaded recording's text is awaited)
     drive_page.py URL TOKEN wrong-token
     drive_page.py URL TOKEN untyped          (with no token typed: what the page shows on arrival, then
                                              what Speak answers)
@@ -126,9 +129,41 @@ def record(driver, args, result):
               "the retried transcription")
         result["retryOfferedAfter"] = driver.find_element(By.ID, "retry").is_displayed()
     result["transcript"] = text(driver, "transcript")
+    result["caption"] = caption_state(driver)
     result["type"] = driver.execute_script(
         "return ['audio/webm;codecs=opus','audio/mp4','audio/ogg;codecs=opus']"
         ".find(t => MediaRecorder.isTypeSupported(t))")
+
+
+def caption_state(driver):
+    return driver.execute_script("""
+        const caption = document.getElementById('caption');
+        return {text: caption.dataset.text || '', live: caption.dataset.live || '',
+                turns: Number(caption.dataset.turns || 0), shown: !caption.hidden,
+                partial: [...caption.querySelectorAll('.partial')].map(e => e.textContent).join('').trim(),
+                recorder: document.body.dataset.recorder};""")
+
+
+def caption(driver, args, result):
+    enter_token(driver, args.token)
+    driver.find_element(By.ID, "record").click()
+    until(driver, lambda: driver.execute_script("return document.body.dataset.recorder") == "recording"
+          or errors(driver)["record-error"], "recording to start")
+    seen = []
+
+    def turn_complete():
+        state = caption_state(driver)
+        if state["text"] and (not seen or seen[-1]["text"] != state["text"]):
+            seen.append(state)
+        return state["turns"] > 0 or state["live"] == "unavailable"
+
+    until(driver, turn_complete, "a complete turn in the live caption while recording")
+    result["captions"] = seen  # each caption shown while recording, as it changed
+    result["whileRecording"] = caption_state(driver)
+    driver.find_element(By.ID, "record").click()
+    until(driver, lambda: text(driver, "transcript") or errors(driver)["record-error"], "the transcription")
+    result["transcript"] = text(driver, "transcript")
+    result["afterUpload"] = caption_state(driver)
 
 
 def wrong_token(driver, args, result):
@@ -214,7 +249,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("url")
     parser.add_argument("token")
-    parser.add_argument("scenarios", help="speak, record, wrong-token, untyped, token-change, unanswered, stop or "
+    parser.add_argument("scenarios", help="speak, record, caption, wrong-token, untyped, token-change, unanswered, "
+                        "stop or "
                         "narrow; "
                         "several separated by commas")
     parser.add_argument("--text", default="Build passed.")
@@ -235,7 +271,8 @@ def main():
               "the page")
         for scenario in args.scenarios.split(","):
             scenarios = {
-                "speak": speak, "record": record, "wrong-token": wrong_token, "narrow": narrow, "untyped": untyped,
+                "speak": speak, "record": record, "caption": caption, "wrong-token": wrong_token, "narrow": narrow,
+                "untyped": untyped,
                 "token-change": token_change, "unanswered": unanswered, "stop": stop,
             }
             scenarios[scenario](driver, args, result)

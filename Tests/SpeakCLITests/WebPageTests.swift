@@ -110,6 +110,63 @@ struct WebPageTests {
         #expect(String(String.UnicodeScalarView(words)) == "yes please do that", "heard \(transcript)")
     }
 
+    /// `text`'s words, lowercased, without punctuation.
+    static func words(_ text: String) -> String {
+        let kept = text.lowercased().unicodeScalars.map { CharacterSet.letters.contains($0) ? Character($0) : " " }
+        return String(kept).split(separator: " ").joined(separator: " ")
+    }
+
+    /// Words to insert, drop or change to make `heard` `phrase`: a live turn, decoded from a window
+    /// cut at the quiet, may hear one word otherwise than the whole recording does.
+    static func differing(_ heard: String, _ phrase: String) -> Int {
+        let (got, want) = (words(heard).split(separator: " "), words(phrase).split(separator: " "))
+        var row = Array(0...want.count)
+        for word in got {
+            var next = [row[0] + 1]
+            for (index, wanted) in want.enumerated() {
+                next.append(min(row[index + 1] + 1, next[index] + 1, row[index] + (word == wanted ? 0 : 1)))
+            }
+            row = next
+        }
+        return row[want.count]
+    }
+
+    @Test(
+        """
+        while recording, the live caption shows the fake microphone's words as they are said (partial words \
+        dimmed, then the turn's final text), before Stop; the uploaded recording's text then takes over
+        """)
+    func liveCaption() throws {
+        let server = try RunningServer(["--engine", "whisper"])
+        let microphone = try microphone(in: server)
+        let seen = try drive(server, ["caption", "--mic", microphone.file.path])
+        #expect(seen["record-error"] as? String == "", "\(seen)")
+        let captions = try #require(seen["captions"] as? [[String: Any]], "\(seen)")
+        let during = try #require(seen["whileRecording"] as? [String: Any], "\(seen)")
+        #expect(during["live"] as? String == "on", "the WebSocket was refused: \(seen)")
+        #expect(during["recorder"] as? String == "recording", "read before Stop: \(during)")
+        #expect(captions.allSatisfy { $0["recorder"] as? String == "recording" && $0["shown"] as? Bool == true })
+        #expect(!captions.isEmpty && during["turns"] as? Int == 1, "\(seen)")
+        #expect(Self.differing(during["text"] as? String ?? "", "yes please do that") <= 1, "captioned \(captions)")
+        #expect(
+            captions.contains { !($0["partial"] as? String ?? "").isEmpty },
+            "words in doubt are shown, dimmed, before they are final: \(captions)")
+        let after = try #require(seen["afterUpload"] as? [String: Any])
+        #expect(after["shown"] as? Bool == false, "the caption gives way to the recording's text: \(after)")
+        #expect(Self.words(seen["transcript"] as? String ?? "") == "yes please do that", "\(seen)")
+    }
+
+    @Test("a server that refuses the live session (503: --realtime-sessions 0) leaves recording as it was, uncaptioned")
+    func captionRefused() throws {
+        let server = try RunningServer(["--engine", "whisper", "--realtime-sessions", "0"])
+        let microphone = try microphone(in: server)
+        let seen = try drive(server, ["record", "--mic", microphone.file.path, "--seconds", microphone.seconds])
+        #expect(seen["record-error"] as? String == "", "\(seen)")
+        let caption = try #require(seen["caption"] as? [String: Any], "\(seen)")
+        #expect(caption["live"] as? String == "unavailable" && caption["shown"] as? Bool == false, "\(caption)")
+        #expect(Self.words(seen["transcript"] as? String ?? "") == "yes please do that", "\(seen)")
+    }
+
     @Test(
         """
         a refused upload keeps the recording, across a reload: Retry, once the token is right, \

@@ -10,10 +10,11 @@ enum WebPage {
         headers: [
             ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache"),
             ("X-Content-Type-Options", "nosniff"),
-            // Only this server: no outside scripts, styles, fonts or images, and no framing.
+            // Only this server: no outside scripts, styles, fonts or images, and no framing. The
+            // live captions' AudioWorklet is a script the page makes, loaded from a blob: URL.
             (
                 "Content-Security-Policy",
-                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
+                "default-src 'none'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; connect-src 'self'; "
                     + "media-src 'self' blob:; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "
                     + "form-action 'none'"
             ),
