@@ -209,6 +209,42 @@ final class RealtimeTranscriptionTests {
         #expect(objects.last?["after"] as? String == "session.updated")
     }
 
+    @Test(
+        """
+        SPEAK_REALTIME_SESSIONS bounds the live sessions (past it a handshake is a 503, and --realtime-sessions \
+        wins over it); a value it does not take is one line and exit 64
+        """)
+    func sessionLimitFromEnvironment() throws {
+        let script = { (port: Int, token: String) in
+            """
+            import websockets.sync.client
+            from websockets.exceptions import InvalidStatus
+            url = "ws://127.0.0.1:\(port)/v1/realtime?intent=transcription"
+            auth = {"Authorization": "Bearer \(token)"}
+            first = websockets.sync.client.connect(url, additional_headers=auth)
+            print(first.recv(), flush=True)
+            try:
+                websockets.sync.client.connect(url, additional_headers=auth)
+                print("second: 101")
+            except InvalidStatus as refused:
+                print("second:", refused.response.status_code)
+            """
+        }
+        let limited = try RunningServer(environment: ["SPEAK_REALTIME_SESSIONS": "1"])
+        let once = try Subprocess.run("/usr/bin/env", ["python3", "-c", script(limited.port, limited.token)])
+        #expect(once.status == 0, "\(once.stderr)")
+        #expect(once.stdout.contains("session.created") && once.stdout.hasSuffix("second: 503\n"), "\(once.stdout)")
+        let flagWins = try RunningServer(["--realtime-sessions", "2"], environment: ["SPEAK_REALTIME_SESSIONS": "1"])
+        let twice = try Subprocess.run("/usr/bin/env", ["python3", "-c", script(flagWins.port, flagWins.token)])
+        #expect(twice.stdout.hasSuffix("second: 101\n"), "\(twice.stdout)\(twice.stderr)")
+        let refused = try Speak.run(
+            ["serve", "--port", "0", "--tokens", "/nonexistent/tokens"],
+            environment: ProcessInfo.processInfo.environment.merging(
+                ["SPEAK_REALTIME_SESSIONS": "lots"]) { $1 })
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("SPEAK_REALTIME_SESSIONS must be 0 to 1024, not 'lots'"), "\(refused.stderr)")
+    }
+
     @Test("a frame that breaks the protocol closes the WebSocket with 1002")
     func garbageFrame() throws {
         let script = """
