@@ -310,20 +310,16 @@ def run_realtime(server, samples):
 
             state["zero"] = paced(len(samples), RATE // 50, append)
             state["done"] = True
-            conn.input_audio_buffer.commit()  # a last turn ends; none left: an error event ends the reading
+            conn.input_audio_buffer.commit()  # nothing left to commit: its error ends the reading
 
-        sender, open_items = threading.Thread(target=send), set()
+        sender = threading.Thread(target=send)
         sender.start()
         while True:
             event = json.loads(conn.recv_bytes())
             events.append((time.monotonic(), event))
-            kind = event["type"]
-            if kind == "conversation.item.input_audio_transcription.completed":
-                open_items.discard(event["item_id"])
-            elif kind == "input_audio_buffer.speech_started":
-                open_items.add(event["item_id"])
-            # The audio sent and every turn completed (or the last commit refused: nothing left).
-            if state.get("done") and (kind == "error" or (kind.endswith(".completed") and not open_items)):
+            # The session ends in silence, so the last turn has ended when the final commit is read,
+            # after all the audio (the server takes messages in order): it is refused, the last event.
+            if state.get("done") and event["type"] == "error":
                 break
         sender.join()
     cpu = server.cpu() - cpu_before
