@@ -93,9 +93,14 @@ extension WhisperTranscriber {
         /// segment), at least `minimum` frames. Much faster for short clips, a little less accurate.
         case fitted(padding: Int, minimum: Int)
 
+        /// Padding frames of an interim decode (``TranscriptionOptions/interim``): enough to end the
+        /// segment after the last word, which the next decode hears again anyway.
+        public static let interimPadding = 100
+
         /// The `audio_ctx` for `samples` at 16 kHz; 0 is whisper's full window.
-        func audioContext(samples: Int, full: Int) -> Int32 {
-            guard case .fitted(let padding, let minimum) = self else { return 0 }
+        func audioContext(samples: Int, full: Int, interim: Bool = false) -> Int32 {
+            guard case .fitted(var padding, let minimum) = self else { return 0 }
+            if interim { padding = min(padding, Self.interimPadding) }
             let frames = (samples + 319) / 320
             let fitted = max(minimum, frames + padding)
             return fitted >= full ? 0 : Int32(fitted)

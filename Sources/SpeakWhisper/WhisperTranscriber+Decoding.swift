@@ -36,7 +36,7 @@ extension WhisperTranscriber {
         // Language detection needs the whole window: a shortened one took English for Finnish.
         if language != nil {
             params.audio_ctx = configuration.encoderWindow.audioContext(
-                samples: pcm.count, full: Int(whisper_model_n_audio_ctx(ctx)))
+                samples: pcm.count, full: Int(whisper_model_n_audio_ctx(ctx)), interim: options.interim)
         }
         // A window that is not the last is decoded once: what whisper would decode next lies
         // partly beyond the window, and is the next window's start.

@@ -108,6 +108,9 @@ struct LiveTranscriptionTests {
         }
         let longestQuiet = recogniser.heard.map(\.longestQuiet).max() ?? 0
         #expect(longestQuiet <= settings.padding + 0.05, "a decode heard \(longestQuiet) s of silence")
+        // Each turn's last decode, which makes its words final, is not interim; those before it are.
+        let interim = recogniser.heard.map(\.interim)
+        #expect(interim.count(where: { !$0 }) == 2 && interim.last == false && interim.first == true, "\(interim)")
     }
 
     @Test("a speaker who never pauses: every decode hears a bounded window, and no word is lost")
@@ -177,6 +180,27 @@ struct LiveTranscriptionTests {
         #expect(whole.heard.allSatisfy { $0.seconds <= maximum + 0.1 })
     }
 
+    @Test("until a decode hears a word, the next comes after the first step, not the step")
+    func soonerUntilHeard() throws {
+        let words = (0..<12).map { ToneWords.vocabulary[1 + $0 * 5 % 14] }
+        let (samples, _) = ToneWords.clip([words])
+        let recogniser = HearsLate(deafDecodes: 2)
+        let clock = AudioClock()
+        let live = LiveTranscription(
+            transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: clock.now)
+        let events = try TestAudio.feed(samples, to: live, clock: clock).map(\.event)
+        let windows = recogniser.windows.withLock { $0 }
+        let settings = LiveTranscription.Settings()
+        let apart = zip(windows, windows.dropFirst()).map { $1 - $0 }
+        #expect(apart.count > 4, "\(windows)")
+        // The two decodes that heard nothing, and the one that first heard words, each came a first step on.
+        for gap in apart.prefix(2) { #expect(abs(gap - settings.firstStep) < 0.05, "\(windows)") }
+        // Once words were heard, a step apart (the turn's last decode comes at its end).
+        for gap in apart.dropFirst(2).dropLast() { #expect(abs(gap - settings.step) < 0.05, "\(windows)") }
+        let completed = events.compactMap { if case .completed(let text, _, _) = $0 { text } else { nil } }
+        #expect(completed == [words.joined(separator: " ")])
+    }
+
     @Test("a recogniser slower than the step waits for more speech between decodes, and keeps up")
     func slowRecogniser() throws {
         let words = (0..<30).map { ToneWords.vocabulary[1 + $0 * 5 % 14] }
@@ -209,5 +233,24 @@ final class EnglishToneWords: Transcriber, Sendable {
         var transcript = try words.withLock { try $0.transcribe(audio, options: options) }
         transcript.language = "en"
         return transcript
+    }
+}
+
+/// ToneWords that hears nothing in its first decodes, as Whisper may in a fraction of a second of
+/// speech, noting how much audio each decode was handed.
+final class HearsLate: Transcriber, Sendable {
+    let words = Locked(ToneWords())
+    let windows = Locked<[Double]>([])
+    let deafDecodes: Int
+
+    init(deafDecodes: Int) { self.deafDecodes = deafDecodes }
+
+    func transcribe(_ audio: PCMBuffer, options: TranscriptionOptions) throws -> Transcript {
+        let count = windows.withLock {
+            $0.append(audio.duration)
+            return $0.count
+        }
+        let transcript = try words.withLock { try $0.transcribe(audio, options: options) }
+        return count <= deafDecodes ? Transcript(text: "", duration: audio.duration) : transcript
     }
 }

@@ -25,6 +25,8 @@ public final class ToneWords: Transcriber, Sendable {
     public struct Heard: Sendable {
         public var seconds: Double
         public var longestQuiet: Double
+        /// Whether the decode was marked interim (its text to be revised).
+        public var interim: Bool
     }
 
     /// What the decodes were handed, and whether one heard a word cut short.
@@ -114,7 +116,8 @@ public final class ToneWords: Transcriber, Sendable {
                 Transcript.Word(start: Double(first) / 100 + shift, end: Double(index) / 100 + shift, text: text))
         }
         record.withLock {
-            $0.heard.append(Heard(seconds: audio.duration, longestQuiet: Double(longestQuiet) / 100))
+            $0.heard.append(
+                Heard(seconds: audio.duration, longestQuiet: Double(longestQuiet) / 100, interim: options.interim))
             if cutWord { $0.heardCutWord = true }
         }
         clock?.advance(by: cost)

@@ -29,6 +29,25 @@ struct WhisperDecodingTests {
         #expect(Configuration(beamSize: 20).decoding == (beamSearch: true, beams: 8, fallbackCandidates: 5))
     }
 
+    @Test("an interim decode's encoder takes less silence after the audio; a full window stays full")
+    func interimWindow() {
+        let fitted = WhisperTranscriber.EncoderWindow.fitted(padding: 500, minimum: 0)
+        let twoSeconds = 32_000
+        #expect(fitted.audioContext(samples: twoSeconds, full: 1500) == 600)
+        #expect(fitted.audioContext(samples: twoSeconds, full: 1500, interim: true) == 200)
+        #expect(fitted.audioContext(samples: 30 * 16_000, full: 1500, interim: true) == 0)
+        #expect(WhisperTranscriber.EncoderWindow.full.audioContext(samples: twoSeconds, full: 1500, interim: true) == 0)
+    }
+
+    @Test("an interim decode hears a sentence as a whole one does")
+    func interimTranscribes() throws {
+        let transcriber = try WhisperTranscriber(model: "base")
+        let sentence = "Call my sister when you arrive at the airport."
+        var options = TranscriptionOptions(language: "en")
+        options.interim = true
+        #expect(try transcriber.transcribe(Speech.clip(sentence), options: options).text == sentence)
+    }
+
     @Test("beam search hears a sentence exactly, as greedy decoding does")
     func beamSearchTranscribes() throws {
         let transcriber = try WhisperTranscriber(model: "base", configuration: .init(beamSize: 5))

@@ -3,8 +3,8 @@ import Glibc
 /// Text while the person speaks: audio goes in as it arrives, and out come partial text (which may
 /// change) and final text (which does not), a turn at a time.
 ///
-/// The recogniser is run again over the turn's audio each ``Settings/step`` of new speech (the first
-/// time sooner, so text shows early). A word is final once two decodes in a row agree on it and on
+/// The recogniser is run again over the turn's audio each ``Settings/step`` of new speech (sooner
+/// until it hears a word, so text shows early). A word is final once two decodes in a row agree on it and on
 /// every word before it (the LocalAgreement policy of whisper_streaming): the last words of a
 /// window, cut mid-word, change from one decode to the next, so they wait. A voice activity detector
 /// ends the turn after ``Settings/silence`` of quiet and keeps silence from the recogniser; without
@@ -22,7 +22,7 @@ public final class LiveTranscription {
     public struct Settings: Sendable, Equatable {
         /// Seconds of new speech between decodes.
         public var step = 1.0
-        /// Seconds of speech before the first decode of a turn.
+        /// Seconds of speech before the first decode of a turn, and between decodes until one hears a word.
         public var firstStep = 0.5
         /// Seconds of quiet that end a turn (OpenAI's `silence_duration_ms`, 500 by default).
         public var silence = 0.5
@@ -81,7 +81,6 @@ public final class LiveTranscription {
         var tentative: [Transcript.Word] = []
         var partial = ""
         var sinceDecode = 0
-        var decodes = 0
         /// Samples of quiet at the end of the window.
         var quiet = 0
     }
@@ -218,7 +217,8 @@ public final class LiveTranscription {
     private func decodeIfDue() throws -> [Event] {
         guard var current = turn else { return [] }
         let rate = Double(TranscriptionEngine.sampleRate)
-        let step = current.decodes == 0 ? settings.firstStep : settings.step
+        // Until a decode hears a word (the first often hears too little speech), the first step.
+        let step = current.final.isEmpty && current.tentative.isEmpty ? settings.firstStep : settings.step
         // Half again what a decode costs: the recogniser gets ahead each time instead of behind.
         guard Double(current.sinceDecode) >= max(step, lastDecodeCost * 1.5) * rate else { return [] }
         if isAhead, Double(current.window.count) <= settings.maximumWindow * rate { return [] }
@@ -282,9 +282,11 @@ public final class LiveTranscription {
     /// The words after the final ones that the window now holds, in seconds of the session.
     private func decode(_ current: inout Turn, endingTurn: Bool = false) throws -> [Transcript.Word] {
         current.sinceDecode = 0
-        current.decodes += 1
         var options = options
         options.wordTimestamps = true
+        // Its words wait for the next decode to agree, but the turn's last decode, which settles
+        // the rest, hears as an offline one does.
+        options.interim = !endingTurn
         // The final words before the window, as whisper_streaming passes them: context, not audio.
         let before = current.final.filter {
             $0.end * Double(TranscriptionEngine.sampleRate) <= Double(current.windowStart)

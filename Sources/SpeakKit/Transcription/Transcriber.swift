@@ -54,6 +54,9 @@ public struct TranscriptionOptions: Sendable, Equatable {
     /// The text in English whatever language is spoken (Whisper's translate task, OpenAI's
     /// `/v1/audio/translations`). A recogniser that hears only English transcribes as it always does.
     public var translate: Bool
+    /// A decode whose text will be revised (a live caption's, before its turn ends): a transcriber
+    /// may hear less to answer sooner. Whisper's encoder then takes less silence after the audio.
+    public var interim = false
     /// Called from the transcribing thread with the fraction of the audio done, 0...1, for long
     /// audio transcribed in pieces. Not part of equality.
     public var progress: (@Sendable (Double) -> Void)?
@@ -81,7 +84,7 @@ public struct TranscriptionOptions: Sendable, Equatable {
     public static func == (a: TranscriptionOptions, b: TranscriptionOptions) -> Bool {
         a.language == b.language && a.prompt == b.prompt && a.expectedPhrases == b.expectedPhrases
             && a.temperature == b.temperature && a.wordTimestamps == b.wordTimestamps
-            && a.translate == b.translate
+            && a.translate == b.translate && a.interim == b.interim
     }
 }
 
