@@ -107,63 +107,72 @@ final class ClientMistakeTests {
 @Suite("speak serve: client mistakes are 400", .serialized)
 final class ServerMistakeTests {
     let server: RunningServer
+    let client: WireClient
 
     // pocketsphinx: its dictionary and its one language are what the transcription test checks.
-    init() throws { server = try RunningServer(["--engine", "pocketsphinx"]) }
-
-    func post(_ path: String, _ body: String) throws -> HTTPReply {
-        try server.authorized(["-H", "Content-Type: application/json", "--data-binary", body, "\(server.url)\(path)"])
+    init() throws {
+        server = try RunningServer(["--engine", "pocketsphinx"])
+        client = WireClient(port: server.port, token: server.token)
     }
 
-    var errorParam: (HTTPReply) -> String? {
-        { (($0.json?["error"] as? [String: Any])?["param"] as? String) }
-    }
+    func errorParam(_ answer: ServiceAnswer) -> String? { answer.errorField("param") }
 
     // Wrong JSON types and a NUL in the text are SpeechService's rules, tested in process
     // (ServiceErrorTests); a query's bytes are checked by the HTTP server before any route.
     @Test("a query with a NUL or that is not UTF-8 is 400; one in UTF-8 is spoken")
     func wrongQueries() throws {
-        let query = try server.authorized(["\(server.url)/speak?text=Hello%00world"])
+        // Queries written out in the path: a String cannot hold bytes that are not UTF-8.
+        let query = client.call("GET", "/speak?text=Hello%00world")
         #expect(query.status == 400, "\(query.text)")
         // Bytes that are not UTF-8 are not text: repaired, they were spoken as silence, with a 200.
-        let notUTF8 = try server.authorized(["\(server.url)/speak?text=%ff%fe"])
+        let notUTF8 = client.call("GET", "/speak?text=%ff%fe")
         #expect(notUTF8.status == 400 && notUTF8.errorMessage?.contains("not UTF-8") == true, "\(notUTF8.text)")
-        let accented = try server.authorized(["\(server.url)/speak?text=Na%20gode%2C%20caf%C3%A9"])
+        let accented = client.call("GET", "/speak?text=Na%20gode%2C%20caf%C3%A9")
         #expect(accented.status == 200, "\(accented.text)")
     }
 
-    func upload(_ fields: [String: String], file: URL) throws -> HTTPReply {
-        try server.authorized(
-            fields.flatMap { ["-F", "\($0.key)=\($0.value)"] }
-                + [
-                    "-F", "file=@\(file.path);type=audio/wav;filename=note.wav",
-                    "\(server.url)/v1/audio/transcriptions",
-                ])
+    /// `file` uploaded as note.wav (as audio/wav) unless named, with `fields` before it.
+    func upload(
+        _ fields: [(String, String)], file: URL, named name: String = "note.wav", type: String = "audio/wav",
+        to server: RunningServer? = nil
+    ) throws -> ServiceAnswer {
+        let client = server.map { WireClient(port: $0.port, token: $0.token) } ?? client
+        let part = MultipartBody.File(filename: name, contentType: type, data: try Data(contentsOf: file))
+        return client.upload("/v1/audio/transcriptions", MultipartBody(fields: fields, files: [part]))
+    }
+
+    /// What `curl -F model=whisper-1 -F "file=<PATH"` sends: the file's bytes as a plain field,
+    /// with no filename.
+    func uploadAsField(_ file: URL) throws -> ServiceAnswer {
+        let boundary = "plain-field-\(UUID().uuidString)"
+        var body = Data(
+            ("--\(boundary)\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n"
+                + "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n").utf8)
+        body += try Data(contentsOf: file) + Data("\r\n--\(boundary)--\r\n".utf8)
+        return client.call(
+            "POST", "/v1/audio/transcriptions", body: body,
+            headers: ["content-type": "multipart/form-data; boundary=\(boundary)"])
     }
 
     @Test("expect words not in the dictionary and an unsupported language are 400 naming them")
     func transcriptionOptions() throws {
         let file = ClientMistakeTests.samples.appendingPathComponent("yes.wav")
-        let words = try upload(["model": "whisper-1", "expect": "yes|flibbertyzork"], file: file)
+        let words = try upload([("model", "whisper-1"), ("expect", "yes|flibbertyzork")], file: file)
         #expect(words.status == 400, "\(words.text)")
         #expect(words.errorMessage?.contains("flibbertyzork") == true, "\(words.text)")
         #expect(errorParam(words) == "expect")
-        let language = try upload(["model": "whisper-1", "language": "fr"], file: file)
+        let language = try upload([("model", "whisper-1"), ("language", "fr")], file: file)
         #expect(language.status == 400, "\(language.text)")
         #expect(language.errorMessage?.contains("'fr'") == true, "\(language.text)")
         #expect(errorParam(language) == "language")
-        // curl -F "file=<note.wav": the bytes as a plain field, no filename.
-        let field = try server.authorized([
-            "-F", "model=whisper-1", "-F", "file=<\(file.path)", "\(server.url)/v1/audio/transcriptions",
-        ])
+        // The bytes as a plain field, no filename.
+        let field = try uploadAsField(file)
         #expect(field.status == 400 && errorParam(field) == "file", "\(field.text)")
         #expect(field.errorMessage == "the 'file' part must be a file upload, with a filename", "\(field.text)")
         // The same past the 64 KiB a field may hold, as any real recording is.
         let big = server.directory.appendingPathComponent("big.wav")
         try Data(repeating: 0x61, count: 70_000).write(to: big)
-        let bigField = try server.authorized([
-            "-F", "model=whisper-1", "-F", "file=<\(big.path)", "\(server.url)/v1/audio/transcriptions",
-        ])
+        let bigField = try uploadAsField(big)
         #expect(bigField.status == 400 && errorParam(bigField) == "file", "\(bigField.text)")
         #expect(
             bigField.errorMessage?.hasSuffix("with a filename (curl -F 'file=@note.wav')") == true, "\(bigField.text)")
@@ -175,10 +184,9 @@ final class ServerMistakeTests {
         try Data(#"{"maximumAudioSeconds": 1}"#.utf8).write(to: config)
         let strict = try RunningServer(["--engine", "pocketsphinx", "--config", config.path])
         for name in ["yes.wav", "yes.mp3"] {  // 1.7 s: read natively, and through FFmpeg
-            let reply = try strict.authorized([
-                "-F", "model=whisper-1", "-F", "file=@\(ClientMistakeTests.samples.appendingPathComponent(name).path)",
-                "\(strict.url)/v1/audio/transcriptions",
-            ])
+            let reply = try upload(
+                [("model", "whisper-1")], file: ClientMistakeTests.samples.appendingPathComponent(name), named: name,
+                type: "application/octet-stream", to: strict)
             #expect(reply.status == 413, "\(name): \(reply.text)")
             #expect(reply.errorMessage?.contains("longer than 1 s") == true, "\(name): \(reply.text)")
             #expect(errorParam(reply) == "file")
@@ -195,7 +203,7 @@ final class ServerMistakeTests {
         let file = server.directory.appendingPathComponent("one-hertz.wav")
         try wav.write(to: file)
         let before = try ServerFaultTests.peakMemory(of: server.process.pid)
-        let reply = try upload(["model": "whisper-1"], file: file)
+        let reply = try upload([("model", "whisper-1")], file: file)
         #expect(reply.status == 400, "\(reply.text)")
         #expect(reply.errorMessage?.contains("sample rate 1 Hz") == true, "\(reply.text)")
         // Refused from the header: taken at its word, its 7.5 hours would be 870 MB at 16 kHz.

@@ -1,5 +1,6 @@
 import Foundation
 import SpeakKit
+import SpeakTestSupport
 import Testing
 
 /// What users meet without attacking anything (issue 31): a listener that pauses, a body past its
@@ -146,24 +147,18 @@ final class ServerPatienceTests {
         let workers = ServerFaultTests.children(of: server.process.pid)
         #expect(workers.count == 2)
         let before = Dictionary(uniqueKeysWithValues: workers.map { ($0, Self.cpuTicks(of: $0)) })
-        let body = scratch.appendingPathComponent("reply.mp3")
-        let text = Self.longText.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let client = WireClient(port: server.port, token: server.token)
         // GET /speak is answered whole: no header is sent until the reply is made.
-        let request = try Subprocess(
-            "/usr/bin/curl",
-            [
-                "-s", "-o", body.path, "-w", "%{http_code}", "-H", "Authorization: Bearer \(server.token)",
-                "\(server.url)/speak?text=\(text)",
-            ])
+        let request = BackgroundCall { client.call("GET", "/speak", query: ["text": Self.longText]) }
         var killed: pid_t?
         try poll("a worker to start on the reply", seconds: 30) {
             killed = workers.first { Self.cpuTicks(of: $0) > before[$0] ?? 0 }
             return killed != nil
         }
         kill(try #require(killed), SIGKILL)
-        let status = request.wait().stdout
-        #expect(status == "200")
-        let audio = try PCMBuffer(audio: try Data(contentsOf: body))
+        let answer = request.answer()
+        #expect(answer.status == 200 && !answer.cut, "\(answer.status), \(answer.body.count) bytes")
+        let audio = try PCMBuffer(audio: answer.body)
         #expect(audio.duration > 150, "\(audio.duration) s of audio")
     }
 

@@ -3,8 +3,8 @@ import SpeakKit
 import SpeakTestSupport
 import Testing
 
-/// `speak serve`, started for real on a free port and called over HTTP (``WireClient``), with curl
-/// and with the `openai` package.
+/// `speak serve`, started for real on a free port and called over HTTP (``WireClient``) and with
+/// the `openai` package.
 @Suite("speak serve", .serialized)
 final class ServerTests {
     let server: RunningServer
@@ -45,11 +45,20 @@ final class ServerTests {
     @Test("an uncached reply streams as one continuous MP3 while it is synthesised")
     func streaming() throws {
         let text = (1...40).map { "This is sentence number \($0) of a long reply." }.joined(separator: " ")
-        let reply = try server.authorized(["-d", try jsonBody(["text": text]), "\(server.url)/speak"])
-        #expect(reply.status == 200)
-        #expect(reply.headers["transfer-encoding"] == "chunked")
-        // The first bytes left well before the last: synthesis of ~2 minutes of speech was still going.
-        #expect(reply.firstByte < reply.total * 0.5, "first byte \(reply.firstByte) s of \(reply.total) s")
+        let request = ServiceRequest(
+            method: "POST", path: "/speak",
+            headers: ["authorization": "Bearer \(server.token)", "content-type": "application/json"],
+            body: Data(try jsonBody(["text": text]).utf8))
+        var madeWhenBodyBegan: Bool?
+        let reply = client.send(request) {
+            // The cache entry stays a temp file until the reply's last bytes are made.
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: server.cacheDirectory.path)) ?? []
+            madeWhenBodyBegan = !names.contains { $0.hasPrefix(".tmp-") }
+        }
+        #expect(reply.status == 200 && !reply.cut, "\(reply.text.prefix(200))")
+        #expect(reply.header("transfer-encoding") == "chunked")
+        // The first bytes came while synthesis of ~2 minutes of speech was still going.
+        #expect(madeWhenBodyBegan == false)
         // One stream: no ID3 or Info/Xing header anywhere, and it decodes as a whole.
         for marker in ["ID3", "Xing", "Info"] { #expect(reply.body.range(of: Data(marker.utf8)) == nil) }
         let seconds = try duration(reply.body)
@@ -58,13 +67,12 @@ final class ServerTests {
 
     @Test("connections are kept alive between requests")
     func keepAlive() throws {
-        let result = try Subprocess.run(
-            "/usr/bin/curl",
-            [
-                "-s", "-v", "-o", "/dev/null", "-o", "/dev/null", "-H", "Authorization: Bearer \(server.token)",
-                "\(server.url)/voices", "\(server.url)/v1/models",
-            ])
-        #expect(result.stderr.contains("Re-using existing connection"), "\(result.stderr)")
+        let answers = client.sendOnOneConnection(
+            ["/voices", "/v1/models"].map {
+                ServiceRequest(method: "GET", path: $0, headers: ["authorization": "Bearer \(server.token)"])
+            })
+        // The second was answered on the connection the first left open.
+        #expect(answers.map(\.status) == [200, 200], "\(answers.map { $0.text.prefix(200) })")
     }
 
     @Test("HEAD answers wherever GET does, with the headers and no body; Allow names it")
@@ -211,16 +219,17 @@ struct ServerScenarioTests {
     @Test("response threads started many at once are all named speak-respond, not after libmicrohttpd's threads")
     func responseThreadNames() throws {
         let server = try RunningServer(["--threads", "1", "--rate-limit", "1000000"])
+        let client = WireClient(port: server.port, token: server.token)
         for round in 0..<3 {
-            let requests = try (0..<40).map { index in
-                try Subprocess(
-                    "/usr/bin/curl",
-                    [
-                        "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(server.token)",
-                        "-d", #"{"text":"Thread \#(round) \#(index) answers."}"#, "\(server.url)/api/speak",
-                    ])
+            let requests = (0..<40).map { index in
+                BackgroundCall {
+                    client.call("POST", "/api/speak", json: #"{"text":"Thread \#(round) \#(index) answers."}"#)
+                }
             }
-            for request in requests { #expect(request.wait().stdout == "200") }
+            for request in requests {
+                let answer = request.answer()
+                #expect(answer.status == 200, "\(answer.text.prefix(200))")
+            }
         }
         let tasks = "/proc/\(server.process.pid)/task"
         let names = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap {
@@ -236,23 +245,18 @@ struct ServerScenarioTests {
         let server = try RunningServer()
         let text = (1...60).map { "Sentence \($0) keeps the worker busy for a while." }.joined(separator: " ")
         let body = String(decoding: try JSONSerialization.data(withJSONObject: ["text": text]), as: UTF8.self)
-        let output = server.directory.appendingPathComponent("inflight.mp3")
-        let request = try Subprocess(
-            "/usr/bin/curl",
-            [
-                "-s", "-o", output.path, "-w", "%{http_code}", "-H", "Authorization: Bearer \(server.token)", "-d",
-                body, "\(server.url)/speak",
-            ])
+        let client = WireClient(port: server.port, token: server.token)
+        let request = BackgroundCall { client.call("POST", "/speak", json: body) }
         // Stopped while the reply is being made: once its cache entry is being written.
         try poll("the reply to be in flight", seconds: 10) {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: server.cacheDirectory.path)) ?? []
             return names.contains { $0.hasPrefix(".tmp-") }
         }
         let stopped = server.stop()
-        let answered = request.wait()
+        let answered = request.answer()
         #expect(stopped.status == 0)
-        #expect(answered.stdout == "200")
-        #expect(try PCMBuffer(audio: Data(contentsOf: output)).duration > 100)
+        #expect(answered.status == 200 && !answered.cut, "\(answered.status), \(answered.body.count) bytes")
+        #expect(try PCMBuffer(audio: answered.body).duration > 100)
         let names = try FileManager.default.contentsOfDirectory(atPath: server.cacheDirectory.path)
         #expect(names.allSatisfy { !$0.hasPrefix(".tmp-") }, "\(names)")
         // After shutdown nothing listens.

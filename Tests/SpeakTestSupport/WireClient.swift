@@ -2,7 +2,8 @@ import Foundation
 import Glibc
 import SpeakKit
 
-/// An HTTP/1.1 client over a real socket, one connection per call (`Connection: close`), that
+/// An HTTP/1.1 client over a real socket, one connection per call (`Connection: close`) unless a
+/// test keeps one for several (``sendOnOneConnection(_:)``), that
 /// reports the reply as it came: status, headers in their order, the body unchunked, whether it
 /// was chunked (``ServiceAnswer/streamed``) and whether it ended before its end (``ServiceAnswer/cut``:
 /// a chunked reply without its last chunk, or fewer bytes than its Content-Length). A cut reply
@@ -32,34 +33,75 @@ public struct WireClient: ServiceClient, Sendable {
         self.init(port: port, authorization: "Bearer \(token)")
     }
 
-    public func send(_ request: ServiceRequest) -> ServiceAnswer {
+    public func send(_ request: ServiceRequest) -> ServiceAnswer { send(request) {} }
+
+    /// As ``send(_:)``; `whenBodyBegins` runs once the first bytes after the reply's head have
+    /// arrived (at the end when none come), before more are read: what it sees held while the
+    /// reply was still coming.
+    public func send(_ request: ServiceRequest, whenBodyBegins: () -> Void) -> ServiceAnswer {
         let descriptor: Int32
         switch connect(from: request.address) {
         case .success(let connected): descriptor = connected
         case .failure(let failure): return Self.failed("cannot connect: \(failure)")
         }
         defer { close(descriptor) }
-        // Nothing here waits on a clock; this only keeps a server that never answers from hanging
-        // the test run.
-        var timeout = timeval(tv_sec: 300, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        Self.limitWaiting(descriptor)
         // A server may answer (a 401, a 413) and close before the whole body is sent: what it
         // answered is still read.
         _ = Self.write(head(request) + (request.body ?? Data()), to: descriptor)
         var received = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            received.append(contentsOf: buffer[..<count])
+        Self.read(descriptor, into: &received) { received in
+            received.range(of: Data("\r\n\r\n".utf8)).map { $0.upperBound < received.endIndex } ?? false
         }
+        whenBodyBegins()
+        Self.read(descriptor, into: &received)
         return Self.parse(received, method: request.method)
     }
 
-    /// The request line and headers, with Host and `Connection: close`, and Content-Length when
-    /// there is a body.
-    func head(_ request: ServiceRequest) -> Data {
+    /// `requests` one after another on one connection, kept alive between them: each is written
+    /// once the answer before it has been read whole, and the last asks the server to close. A
+    /// server that closes the connection after an answer leaves the requests after it with status 0.
+    public func sendOnOneConnection(_ requests: [ServiceRequest]) -> [ServiceAnswer] {
+        let descriptor: Int32
+        switch connect(from: requests.first?.address) {
+        case .success(let connected): descriptor = connected
+        case .failure(let failure): return requests.map { _ in Self.failed("cannot connect: \(failure)") }
+        }
+        defer { close(descriptor) }
+        Self.limitWaiting(descriptor)
+        return requests.enumerated().map { index, request in
+            _ = Self.write(
+                head(request, closing: index == requests.count - 1) + (request.body ?? Data()), to: descriptor)
+            var received = Data()
+            // Whole once its head and as many bytes as it announced (or its last chunk) are in.
+            Self.read(descriptor, into: &received) { !Self.parse($0, method: request.method).cut }
+            return Self.parse(received, method: request.method)
+        }
+    }
+
+    /// Nothing here waits on a clock; this only keeps a server that never answers from hanging
+    /// the test run.
+    private static func limitWaiting(_ descriptor: Int32) {
+        var timeout = timeval(tv_sec: 300, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Appends what arrives on `descriptor` to `received` until the peer closes or `isEnough` holds.
+    private static func read(
+        _ descriptor: Int32, into received: inout Data, until isEnough: (Data) -> Bool = { _ in false }
+    ) {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while !isEnough(received) {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            received.append(contentsOf: buffer[..<count])
+        }
+    }
+
+    /// The request line and headers, with Host, `Connection: close` when `closing`, and
+    /// Content-Length when there is a body not sent chunked (the test chunked it itself).
+    func head(_ request: ServiceRequest, closing: Bool = true) -> Data {
         var target = request.path
         if !request.query.isEmpty {
             target +=
@@ -72,11 +114,13 @@ public struct WireClient: ServiceClient, Sendable {
         case .tcp(let host, let port): lines.append("host: \(host):\(port)")
         case .unix: lines.append("host: localhost")
         }
-        lines.append("connection: close")
+        if closing { lines.append("connection: close") }
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) where name != "content-length" {
             lines.append("\(name): \(value)")
         }
-        if let body = request.body { lines.append("content-length: \(body.count)") }
+        if let body = request.body, request.headers["transfer-encoding"] == nil {
+            lines.append("content-length: \(body.count)")
+        }
         return Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
     }
 
@@ -213,4 +257,19 @@ public struct WireClient: ServiceClient, Sendable {
             offset = start + size + 2
         }
     }
+}
+
+/// A call made on a thread of its own, so a test acts while it is in flight (stops the server,
+/// kills a worker) or makes many at once; ``answer()`` waits for it.
+public final class BackgroundCall: Sendable {
+    private let result = LockedCondition<ServiceAnswer?>(nil)
+
+    public init(_ call: @escaping @Sendable () -> ServiceAnswer) {
+        Thread.detachNewThread { [result] in
+            let answer = call()
+            result.change { $0 = answer }
+        }
+    }
+
+    public func answer() -> ServiceAnswer { result.wait(until: { $0 != nil }, then: { $0! }) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SpeakTestSupport
 
 /// A real `speak serve` on a free port, with its own tokens file and cache directory. Released, it
 /// stops the server as a user would (SIGTERM, so it removes its upload spool) and removes its
@@ -82,7 +83,7 @@ final class RunningServer {
     private func waitUntilHealthy() throws {
         do {
             try poll("speak serve on port \(port) to come up", seconds: 20) {
-                (try? curl(["\(url)/health"]))?.status == 200
+                WireClient(port: port).call("GET", "/health").status == 200
             }
         } catch {
             throw TestFailure("speak serve did not come up on port \(port)")
@@ -109,58 +110,4 @@ final class RunningServer {
         }
         return Int(UInt16(bigEndian: address.sin_port))
     }
-
-    /// `curl` with the server's token.
-    func authorized(_ arguments: [String], input: Data? = nil) throws -> HTTPReply {
-        try curl(["-H", "Authorization: Bearer \(token)"] + arguments, input: input)
-    }
-}
-
-/// What curl got back.
-struct HTTPReply {
-    var status: Int
-    /// Header names lowercased.
-    var headers: [String: String]
-    var body: Data
-    var text: String { String(decoding: body, as: UTF8.self) }
-    /// Seconds to the first byte and in all, as curl measured them.
-    var firstByte: Double
-    var total: Double
-    /// curl's exit status: 0 when the whole reply arrived (a chunked reply cut short is 18).
-    var curlStatus: Int32
-
-    var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
-    /// OpenAI's error shape: `{"error": {"message", "type", "param", "code"}}`.
-    var errorMessage: String? { (json?["error"] as? [String: Any])?["message"] as? String }
-}
-
-/// Runs the real `curl` and parses status, headers and body.
-func curl(_ arguments: [String], input: Data? = nil) throws -> HTTPReply {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
-    defer {
-        try? FileManager.default.removeItem(atPath: scratch.path + ".headers")
-        try? FileManager.default.removeItem(atPath: scratch.path + ".body")
-    }
-    let result = try Subprocess.run(
-        "/usr/bin/curl",
-        [
-            "-s", "-S", "-D", scratch.path + ".headers", "-o", scratch.path + ".body", "-w",
-            "%{http_code} %{time_starttransfer} %{time_total}", "--max-time", "120",
-        ]
-            + arguments, input: input)
-    let figures = result.stdout.split(separator: " ")
-    guard figures.count == 3, let status = Int(figures[0]) else { throw TestFailure("curl failed: \(result.stderr)") }
-    var headers: [String: String] = [:]
-    let headerText = (try? String(contentsOfFile: scratch.path + ".headers", encoding: .utf8)) ?? ""
-    // Only the last response's headers (after any 100 Continue).
-    for line in headerText.components(separatedBy: "\r\n\r\n").filter({ !$0.isEmpty }).last?.split(separator: "\r\n")
-        ?? []
-    {
-        guard let colon = line.firstIndex(of: ":") else { continue }
-        headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-    }
-    return HTTPReply(
-        status: status, headers: headers,
-        body: (try? Data(contentsOf: URL(fileURLWithPath: scratch.path + ".body"))) ?? Data(),
-        firstByte: Double(figures[1]) ?? 0, total: Double(figures[2]) ?? 0, curlStatus: result.status)
 }
