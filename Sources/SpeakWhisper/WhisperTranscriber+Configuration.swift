@@ -96,11 +96,17 @@ extension WhisperTranscriber {
         /// Padding frames of an interim decode (``TranscriptionOptions/interim``): enough to end the
         /// segment after the last word, which the next decode hears again anyway.
         public static let interimPadding = 100
+        /// The fewest frames an interim decode's encoder takes: in a shorter window Whisper heard
+        /// nothing in a turn's first half second.
+        public static let interimMinimum = 500
 
         /// The `audio_ctx` for `samples` at 16 kHz; 0 is whisper's full window.
         func audioContext(samples: Int, full: Int, interim: Bool = false) -> Int32 {
-            guard case .fitted(var padding, let minimum) = self else { return 0 }
-            if interim { padding = min(padding, Self.interimPadding) }
+            guard case .fitted(var padding, var minimum) = self else { return 0 }
+            if interim {
+                padding = min(padding, Self.interimPadding)
+                minimum = max(minimum, Self.interimMinimum)
+            }
             let frames = (samples + 319) / 320
             let fitted = max(minimum, frames + padding)
             return fitted >= full ? 0 : Int32(fitted)

@@ -33,6 +33,8 @@ extension WhisperTranscriber {
         // whisper.cpp gives an English-only model no task token: with translate it transcribes.
         params.translate = options.translate
         if let temperature = options.temperature { params.temperature = Float(min(1, max(0, temperature))) }
+        // An interim text is revised anyway: no fallback to sampling several candidates.
+        if options.interim { params.temperature_inc = 0 }
         // Language detection needs the whole window: a shortened one took English for Finnish.
         if language != nil {
             params.audio_ctx = configuration.encoderWindow.audioContext(

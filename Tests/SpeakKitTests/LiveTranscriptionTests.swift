@@ -108,6 +108,10 @@ struct LiveTranscriptionTests {
         }
         let longestQuiet = recogniser.heard.map(\.longestQuiet).max() ?? 0
         #expect(longestQuiet <= settings.padding + 0.05, "a decode heard \(longestQuiet) s of silence")
+        // The second turn's decodes are told what the first said; the first's, nothing.
+        let prompts = recogniser.heard.map(\.prompt)
+        #expect(prompts.first == .some(nil) && prompts.last == "hello world", "\(prompts)")
+        #expect(Set(prompts) == [nil, "hello world"], "\(prompts)")
         // Each turn's last decode, which makes its words final, is not interim; those before it are.
         let interim = recogniser.heard.map(\.interim)
         #expect(interim.count(where: { !$0 }) == 2 && interim.last == false && interim.first == true, "\(interim)")

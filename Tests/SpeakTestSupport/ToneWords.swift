@@ -27,6 +27,8 @@ public final class ToneWords: Transcriber, Sendable {
         public var longestQuiet: Double
         /// Whether the decode was marked interim (its text to be revised).
         public var interim: Bool
+        /// The text it was told came before its audio.
+        public var prompt: String?
     }
 
     /// What the decodes were handed, and whether one heard a word cut short.
@@ -117,7 +119,9 @@ public final class ToneWords: Transcriber, Sendable {
         }
         record.withLock {
             $0.heard.append(
-                Heard(seconds: audio.duration, longestQuiet: Double(longestQuiet) / 100, interim: options.interim))
+                Heard(
+                    seconds: audio.duration, longestQuiet: Double(longestQuiet) / 100, interim: options.interim,
+                    prompt: options.prompt))
             if cutWord { $0.heardCutWord = true }
         }
         clock?.advance(by: cost)

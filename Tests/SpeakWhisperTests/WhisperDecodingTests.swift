@@ -29,14 +29,16 @@ struct WhisperDecodingTests {
         #expect(Configuration(beamSize: 20).decoding == (beamSearch: true, beams: 8, fallbackCandidates: 5))
     }
 
-    @Test("an interim decode's encoder takes less silence after the audio; a full window stays full")
+    @Test("an interim decode's encoder takes less silence after the audio, but no less than 10 s in all")
     func interimWindow() {
         let fitted = WhisperTranscriber.EncoderWindow.fitted(padding: 500, minimum: 0)
-        let twoSeconds = 32_000
-        #expect(fitted.audioContext(samples: twoSeconds, full: 1500) == 600)
-        #expect(fitted.audioContext(samples: twoSeconds, full: 1500, interim: true) == 200)
-        #expect(fitted.audioContext(samples: 30 * 16_000, full: 1500, interim: true) == 0)
-        #expect(WhisperTranscriber.EncoderWindow.full.audioContext(samples: twoSeconds, full: 1500, interim: true) == 0)
+        let seconds = { (count: Int) in count * 16_000 }
+        #expect(fitted.audioContext(samples: seconds(8), full: 1500) == 900)
+        #expect(fitted.audioContext(samples: seconds(8), full: 1500, interim: true) == 500)
+        #expect(fitted.audioContext(samples: seconds(2), full: 1500) == 600)
+        #expect(fitted.audioContext(samples: seconds(2), full: 1500, interim: true) == 500)
+        #expect(fitted.audioContext(samples: seconds(30), full: 1500, interim: true) == 0)
+        #expect(WhisperTranscriber.EncoderWindow.full.audioContext(samples: seconds(2), full: 1500, interim: true) == 0)
     }
 
     @Test("an interim decode hears a sentence as a whole one does")

@@ -70,6 +70,8 @@ public final class LiveTranscription {
     private var firstAudioAt: Double?
     /// Seconds the last decode took, on `now`'s clock.
     private var lastDecodeCost = 0.0
+    /// The end of the text of the turns so far: what a decode is told came before its audio.
+    private var context = ""
 
     private struct Turn {
         /// Where the turn began and where `window` begins, in samples of the session.
@@ -205,9 +207,13 @@ public final class LiveTranscription {
                 events.append(.final(Self.text(words)))
             }
         }
+        let text = Self.text(current.final)
+        if !text.isEmpty {
+            context = String((context.isEmpty ? text : context + " " + text).suffix(Self.contextLength))
+        }
         events.append(
             .completed(
-                text: Self.text(current.final), start: Self.seconds(current.start),
+                text: text, start: Self.seconds(current.start),
                 end: Self.seconds(max(stopped, current.start))))
         return events
     }
@@ -287,14 +293,15 @@ public final class LiveTranscription {
         // Its words wait for the next decode to agree, but the turn's last decode, which settles
         // the rest, hears as an offline one does.
         options.interim = !endingTurn
-        // The final words before the window, as whisper_streaming passes them: context, not audio.
+        // The text before the window (the turns before, and the turn's final words the window
+        // no longer holds), as whisper_streaming passes it and as offline windows carry the one
+        // before: what was said, not audio, so a turn is heard in the light of the last.
         let before = current.final.filter {
             $0.end * Double(TranscriptionEngine.sampleRate) <= Double(current.windowStart)
         }
-        if !before.isEmpty {
-            let context = String(Self.text(before).suffix(200))
-            options.prompt = options.prompt.map { $0 + " " + context } ?? context
-        }
+        let said = String(
+            [context, Self.text(before)].filter { !$0.isEmpty }.joined(separator: " ").suffix(Self.contextLength))
+        if !said.isEmpty { options.prompt = options.prompt.map { $0 + " " + said } ?? said }
         let offset = Self.seconds(current.windowStart)
         let began = now()
         let transcript = try transcriber.transcribe(
@@ -331,6 +338,9 @@ public final class LiveTranscription {
         }
         return words
     }
+
+    /// Characters of the text before a window that a decode is given.
+    static let contextLength = 200
 
     /// How many of `heard`'s first words are `held` heard again: the prefix closest to `held` in
     /// word edits (a word heard differently, dropped or split), of equally close ones the one that

@@ -55,7 +55,8 @@ public struct TranscriptionOptions: Sendable, Equatable {
     /// `/v1/audio/translations`). A recogniser that hears only English transcribes as it always does.
     public var translate: Bool
     /// A decode whose text will be revised (a live caption's, before its turn ends): a transcriber
-    /// may hear less to answer sooner. Whisper's encoder then takes less silence after the audio.
+    /// may hear less to answer sooner. Whisper's encoder then takes less silence after the audio,
+    /// and a doubtful window is not decoded again at higher temperatures.
     public var interim = false
     /// Called from the transcribing thread with the fraction of the audio done, 0...1, for long
     /// audio transcribed in pieces. Not part of equality.
