@@ -116,21 +116,6 @@ struct WebPageTests {
         return String(kept).split(separator: " ").joined(separator: " ")
     }
 
-    /// Words to insert, drop or change to make `heard` `phrase`: a live turn, decoded from a window
-    /// cut at the quiet, may hear one word otherwise than the whole recording does.
-    static func differing(_ heard: String, _ phrase: String) -> Int {
-        let (got, want) = (words(heard).split(separator: " "), words(phrase).split(separator: " "))
-        var row = Array(0...want.count)
-        for word in got {
-            var next = [row[0] + 1]
-            for (index, wanted) in want.enumerated() {
-                next.append(min(row[index + 1] + 1, next[index] + 1, row[index] + (word == wanted ? 0 : 1)))
-            }
-            row = next
-        }
-        return row[want.count]
-    }
-
     @Test(
         """
         while recording, the live caption shows the fake microphone's words as they are said (partial words \
@@ -147,7 +132,10 @@ struct WebPageTests {
         #expect(during["recorder"] as? String == "recording", "read before Stop: \(during)")
         #expect(captions.allSatisfy { $0["recorder"] as? String == "recording" && $0["shown"] as? Bool == true })
         #expect(!captions.isEmpty && during["turns"] as? Int == 1, "\(seen)")
-        #expect(Self.differing(during["text"] as? String ?? "", "yes please do that") <= 1, "captioned \(captions)")
+        // A live turn, decoded from a window cut at the quiet, may hear one word otherwise than the recording.
+        #expect(
+            RealtimeTranscriptionTests.differing(during["text"] as? String ?? "", "yes please do that") <= 1,
+            "captioned \(captions)")
         #expect(
             captions.contains { !($0["partial"] as? String ?? "").isEmpty },
             "words in doubt are shown, dimmed, before they are final: \(captions)")
