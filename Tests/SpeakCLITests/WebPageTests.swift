@@ -43,13 +43,13 @@ struct WebPageTests {
         return seen
     }
 
-    /// "yes please do that" in `voice`, after half a second of silence (so a recording that starts a
-    /// little after the microphone opens still hears all of it), and how long to record. Piper's
-    /// `joe`: Whisper heard espeak-ng's voice, through Opus, as "please do not" or "Lean Boot out"
+    /// "yes please do that" in Piper's `joe`, after half a second of silence (so a recording that
+    /// starts a little after the microphone opens still hears all of it), and how long to record.
+    /// Not espeak-ng's voice: through Opus, Whisper heard it as "please do not" or "Lean Boot out"
     /// when the recording started 10 ms later.
-    func microphone(in server: RunningServer, voice: String = "joe") throws -> (file: URL, seconds: String) {
+    func microphone(in server: RunningServer) throws -> (file: URL, seconds: String) {
         let file = server.directory.appendingPathComponent("yes-please.wav")
-        let made = try Speak.run(["-v", voice, "-o", file.path, "yes please do that"])
+        let made = try Speak.run(["-v", "joe", "-o", file.path, "yes please do that"])
         #expect(made.status == 0, "\(made.stderr)")
         let spoken = try PCMBuffer(audio: Data(contentsOf: file))
         let padded = PCMBuffer(
