@@ -117,26 +117,6 @@ struct LiveTranscriptionTests {
         #expect(interim.count(where: { !$0 }) == 2 && interim.last == false && interim.first == true, "\(interim)")
     }
 
-    @Test("a turn that follows a short pause is decoded after the last one's words, which it does not repeat")
-    func carriedWords() throws {
-        let (samples, _) = ToneWords.clip([["hello", "world"], ["speak", "again", "now"]], pause: 0.8)
-        let recogniser = ToneWords()
-        let clock = AudioClock()
-        let live = LiveTranscription(
-            transcriber: recogniser, format: .transcription, detector: LevelDetector(), now: clock.now)
-        let events = try TestAudio.feed(samples, to: live, clock: clock).map(\.event)
-        let completed = events.compactMap { event -> String? in
-            if case .completed(let text, _, _) = event { return text } else { return nil }
-        }
-        #expect(completed == ["hello world", "speak again now"])
-        // The second turn's decodes hear the first's words and the 0.8 s between; being heard, they
-        // are not also told.
-        let second = recogniser.heard.filter { $0.longestQuiet > 0.7 }
-        #expect(!second.isEmpty, "no decode heard the turn before: \(recogniser.heard)")
-        #expect(second.allSatisfy { $0.prompt == nil }, "\(second)")
-        #expect(recogniser.heard.count(where: { !$0.interim }) == 2)
-    }
-
     @Test("a speaker who never pauses: every decode hears a bounded window, and no word is lost")
     func boundedWindow() throws {
         let words = (0..<420).map { ToneWords.vocabulary[1 + $0 * 5 % 14] }

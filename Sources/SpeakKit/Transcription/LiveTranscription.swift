@@ -32,11 +32,6 @@ public final class LiveTranscription {
         public var threshold = 0.5
         /// The most audio one decode hears, in seconds.
         public var maximumWindow = 15.0
-        /// Seconds of the turn before whose words a turn's decodes hear first, when at most
-        /// ``carryWithin`` of quiet lies between: Whisper hears a short turn better after the
-        /// speech that led to it, as an offline window does.
-        public var carry = 2.0
-        public var carryWithin = 1.0
         /// Seconds of a turn a decode hears before the language it detected (when none was asked
         /// for) is kept for the rest of the session.
         public var languageAfter = 3.0
@@ -77,20 +72,13 @@ public final class LiveTranscription {
     private var lastDecodeCost = 0.0
     /// The end of the text of the turns so far: what a decode is told came before its audio.
     private var context = ""
-    /// The last turn's words, and the last audio taken, for the next turn to start with.
-    private var lastTurn: [Transcript.Word] = []
-    private var recent: [Int16] = []
 
     private struct Turn {
         /// Where the turn began and where `window` begins, in samples of the session.
         var start: Int
         var windowStart: Int
         var window: [Int16] = []
-        /// The words heard for certain: first the `carried` words of the turn before that the
-        /// window starts with, then the turn's own.
         var final: [Transcript.Word] = []
-        var carried = 0
-        var own: ArraySlice<Transcript.Word> { final.dropFirst(carried) }
         /// The last decode's words after the final ones, waiting for the next to agree.
         var tentative: [Transcript.Word] = []
         var partial = ""
@@ -133,7 +121,6 @@ public final class LiveTranscription {
     public func clear() {
         turn = nil
         lookback = []
-        lastTurn = []
         detector?.reset()
     }
 
@@ -154,9 +141,8 @@ public final class LiveTranscription {
     private func take(_ samples: [Int16]) throws -> [Event] {
         if firstAudioAt == nil, !samples.isEmpty { firstAudioAt = now() }
         guard let detector else {
-            if turn == nil, !samples.isEmpty { turn = beginTurn(at: clock) }
+            if turn == nil, !samples.isEmpty { turn = Turn(start: clock, windowStart: clock) }
             clock += samples.count
-            remember(samples)
             turn?.window += samples
             turn?.sinceDecode += samples.count
             return try decodeIfDue()
@@ -179,10 +165,7 @@ public final class LiveTranscription {
     private var quietBelow: Double { max(0.01, settings.threshold - 0.15) }
 
     private func judge(_ frame: ArraySlice<Int16>, speech: Bool, quiet: Bool) throws -> [Event] {
-        defer {
-            clock += frame.count
-            remember(frame)
-        }
+        defer { clock += frame.count }
         guard turn != nil else {
             guard speech else {
                 lookback += frame
@@ -191,9 +174,8 @@ public final class LiveTranscription {
                 return []
             }
             let start = clock - lookback.count
-            turn = beginTurn(at: start)
-            turn!.window += frame
-            turn!.sinceDecode = lookback.count + frame.count
+            turn = Turn(start: start, windowStart: start, window: lookback + frame, sinceDecode: lookback.count)
+            turn!.sinceDecode += frame.count
             lookback = []
             return [.speechStarted(at: Self.seconds(start))] + (try decodeIfDue())
         }
@@ -211,31 +193,6 @@ public final class LiveTranscription {
         return try decodeIfDue()
     }
 
-    /// A turn starting at `start` (at most ``Settings/padding`` before the clock), its window the
-    /// audio from there; from the last turn's last words when it ended just before.
-    private func beginTurn(at start: Int) -> Turn {
-        let rate = Double(TranscriptionEngine.sampleRate)
-        let recentStart = clock - recent.count
-        var carried: [Transcript.Word] = []
-        if let last = lastTurn.last, Double(start) / rate - last.end <= settings.carryWithin {
-            carried = lastTurn.filter { $0.start >= last.end - settings.carry && Int($0.start * rate) >= recentStart }
-        }
-        // A little before the first carried word, whose start Whisper may put late.
-        let windowStart = carried.first.map { max(recentStart, Int(($0.start - 0.1) * rate)) } ?? start
-        return Turn(
-            start: start, windowStart: windowStart, window: Array(recent.suffix(clock - windowStart)), final: carried,
-            carried: carried.count)
-    }
-
-    /// Keeps the last audio taken, as much as a turn may start with.
-    private func remember(_ samples: some Collection<Int16>) {
-        let rate = Double(TranscriptionEngine.sampleRate)
-        let keep = Int((settings.carry + settings.carryWithin + settings.padding) * rate)
-        recent += samples
-        // Trimmed a second's worth at a time, not each frame.
-        if recent.count > keep + Int(rate) { recent.removeFirst(recent.count - keep) }
-    }
-
     /// The turn ended at `stoppedAt`: one last decode of its window, whose words are all final.
     private func endTurn(stoppedAt stopped: Int) throws -> [Event] {
         var events: [Event] = detector == nil ? [] : [.speechStopped(at: Self.seconds(stopped))]
@@ -250,8 +207,7 @@ public final class LiveTranscription {
                 events.append(.final(Self.text(words)))
             }
         }
-        lastTurn = Array(current.own)
-        let text = Self.text(lastTurn)
+        let text = Self.text(current.final)
         if !text.isEmpty {
             context = String((context.isEmpty ? text : context + " " + text).suffix(Self.contextLength))
         }
@@ -268,7 +224,7 @@ public final class LiveTranscription {
         guard var current = turn else { return [] }
         let rate = Double(TranscriptionEngine.sampleRate)
         // Until a decode hears a word (the first often hears too little speech), the first step.
-        let step = current.own.isEmpty && current.tentative.isEmpty ? settings.firstStep : settings.step
+        let step = current.final.isEmpty && current.tentative.isEmpty ? settings.firstStep : settings.step
         // Half again what a decode costs: the recogniser gets ahead each time instead of behind.
         guard Double(current.sinceDecode) >= max(step, lastDecodeCost * 1.5) * rate else { return [] }
         if isAhead, Double(current.window.count) <= settings.maximumWindow * rate { return [] }
@@ -340,15 +296,8 @@ public final class LiveTranscription {
         // The text before the window (the turns before, and the turn's final words the window
         // no longer holds), as whisper_streaming passes it and as offline windows carry the one
         // before: what was said, not audio, so a turn is heard in the light of the last.
-        let rate = Double(TranscriptionEngine.sampleRate)
-        let before = current.own.filter { $0.end * rate <= Double(current.windowStart) }
-        // The carried words the window holds are heard, not told.
-        var context = context
-        let carriedHeld = Self.text(
-            current.final.prefix(current.carried).filter { $0.end * rate > Double(current.windowStart) })
-        if !carriedHeld.isEmpty, context.hasSuffix(carriedHeld) {
-            context.removeLast(carriedHeld.count)
-            while context.last?.isWhitespace == true { context.removeLast() }
+        let before = current.final.filter {
+            $0.end * Double(TranscriptionEngine.sampleRate) <= Double(current.windowStart)
         }
         let said = String(
             [context, Self.text(before)].filter { !$0.isEmpty }.joined(separator: " ").suffix(Self.contextLength))
@@ -370,6 +319,7 @@ public final class LiveTranscription {
         }
         // The final words the window still holds are heard again: which heard words they are is
         // told by text, since Whisper's word times move from one decode to the next.
+        let rate = Double(TranscriptionEngine.sampleRate)
         let held = current.final.filter { $0.end * rate > Double(current.windowStart) }
         if !held.isEmpty {
             words.removeFirst(Self.heardAgain(held, in: words))
