@@ -208,9 +208,7 @@ public final class LiveTranscription {
             }
         }
         let text = Self.text(current.final)
-        if !text.isEmpty {
-            context = String((context.isEmpty ? text : context + " " + text).suffix(Self.contextLength))
-        }
+        context = Self.said(context, then: text)
         events.append(
             .completed(
                 text: text, start: Self.seconds(current.start),
@@ -299,8 +297,7 @@ public final class LiveTranscription {
         let before = current.final.filter {
             $0.end * Double(TranscriptionEngine.sampleRate) <= Double(current.windowStart)
         }
-        let said = String(
-            [context, Self.text(before)].filter { !$0.isEmpty }.joined(separator: " ").suffix(Self.contextLength))
+        let said = Self.said(context, then: Self.text(before))
         if !said.isEmpty { options.prompt = options.prompt.map { $0 + " " + said } ?? said }
         let offset = Self.seconds(current.windowStart)
         let began = now()
@@ -341,6 +338,11 @@ public final class LiveTranscription {
 
     /// Characters of the text before a window that a decode is given.
     static let contextLength = 200
+
+    /// The last ``contextLength`` characters of `earlier` and then `later`, a space between.
+    private static func said(_ earlier: String, then later: String) -> String {
+        String([earlier, later].filter { !$0.isEmpty }.joined(separator: " ").suffix(contextLength))
+    }
 
     /// How many of `heard`'s first words are `held` heard again: the prefix closest to `held` in
     /// word edits (a word heard differently, dropped or split), of equally close ones the one that
